@@ -1,0 +1,673 @@
+// Package modeltest is a scripted OpenAI-compatible server for tests. It
+// speaks the wire format real providers use — streamed chat completions
+// whose tool-call arguments arrive in pieces, the models list, the speech
+// and transcription endpoints — so a product's real client is what tests
+// exercise. Replies are data: per role, a list of steps that match requests
+// and give answers, with faults (rate limits, errors, slowness, malformed
+// arguments, prose, truncation) on demand. Every request is recorded.
+package modeltest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Request is one recorded chat completion request.
+type Request struct {
+	// Role is the role the server recognised (see Server.RoleOf).
+	Role string
+	// Chat is the decoded request body.
+	Chat openai.ChatCompletionRequest
+	// Body is the raw request body.
+	Body []byte
+	// Header is the request's header (the Authorization header included, so
+	// tests can check the key was sent).
+	Header http.Header
+	// At is when the server received the request.
+	At time.Time
+	// Matched reports whether a script step answered it.
+	Matched bool
+}
+
+// LastMessage returns the request's last message.
+func (r *Request) LastMessage() (openai.ChatCompletionMessage, bool) {
+	if len(r.Chat.Messages) == 0 {
+		return openai.ChatCompletionMessage{}, false
+	}
+	return r.Chat.Messages[len(r.Chat.Messages)-1], true
+}
+
+// Text returns the text of every message joined by newlines, for
+// assertions that something reached the model at all.
+func (r *Request) Text() string {
+	var b strings.Builder
+	for _, m := range r.Chat.Messages {
+		b.WriteString(MessageText(m))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// SpeechRequest is one recorded /audio/speech request.
+type SpeechRequest struct {
+	Model          string  `json:"model"`
+	Input          string  `json:"input"`
+	Voice          string  `json:"voice"`
+	ResponseFormat string  `json:"response_format"`
+	Speed          float64 `json:"speed"`
+}
+
+// Upload is one recorded /audio/transcriptions request.
+type Upload struct {
+	Filename string
+	// ContentType is the file part's content type.
+	ContentType string
+	Data        []byte
+	// Fields holds the form's other fields (model, language, ...).
+	Fields map[string]string
+}
+
+// Server is a scripted OpenAI-compatible HTTP server. Its zero value is not
+// usable: create one with New.
+type Server struct {
+	// URL is the base URL to give a client, ending in /v1.
+	URL string
+
+	srv *httptest.Server
+
+	mu        sync.Mutex
+	roleOf    func(*openai.ChatCompletionRequest) string
+	steps     map[string][]*Step
+	requests  []*Request
+	speeches  []SpeechRequest
+	uploads   []Upload
+	speech    func(SpeechRequest) []byte
+	speechFmt SpeechFormat
+	texts     []string
+	models    []string
+	notify    chan struct{}
+}
+
+// SpeechFormat is how the speech endpoint encodes audio by default, when
+// the request does not ask for pcm or wav.
+type SpeechFormat int
+
+const (
+	// PCM is raw signed 16-bit little-endian mono at 24 kHz, OpenAI's pcm.
+	PCM SpeechFormat = iota
+	// WAV is the same samples in a WAV container.
+	WAV
+)
+
+// SpeechRate is the sample rate of generated speech, as OpenAI's pcm.
+const SpeechRate = 24000
+
+var roleMarker = regexp.MustCompile(`\[role:([A-Za-z0-9_.-]+)\]`)
+
+// New starts a server and closes it when tb's test ends.
+func New(tb testing.TB) *Server {
+	s := &Server{
+		steps:  map[string][]*Step{},
+		notify: make(chan struct{}),
+	}
+	s.roleOf = defaultRoleOf
+	s.speech = func(r SpeechRequest) []byte {
+		// About 60 ms of tone a character, like speech, 440 Hz.
+		d := time.Duration(len(r.Input)) * 60 * time.Millisecond
+		return PCMBytes(Tone(440, d, SpeechRate, 0.5))
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL + "/v1"
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// defaultRoleOf takes a [role:NAME] marker from the system prompt, or the
+// model name.
+func defaultRoleOf(r *openai.ChatCompletionRequest) string {
+	for _, m := range r.Messages {
+		if m.Role != openai.ChatMessageRoleSystem {
+			continue
+		}
+		if sm := roleMarker.FindStringSubmatch(MessageText(m)); sm != nil {
+			return sm[1]
+		}
+	}
+	return r.Model
+}
+
+// Close shuts the server down.
+func (s *Server) Close() { s.srv.Close() }
+
+// SetRoleOf replaces how a request's role is recognised. By default it is a
+// "[role:NAME]" marker in a system message, or else the model name.
+func (s *Server) SetRoleOf(f func(*openai.ChatCompletionRequest) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.roleOf = f
+}
+
+// Script appends steps to role's script.
+func (s *Server) Script(role string, steps ...Step) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range steps {
+		st := steps[i]
+		s.steps[role] = append(s.steps[role], &st)
+	}
+}
+
+// Then appends replies to role's script as a plain sequence.
+func (s *Server) Then(role string, replies ...Reply) {
+	steps := make([]Step, len(replies))
+	for i, r := range replies {
+		steps[i] = Step{Reply: r}
+	}
+	s.Script(role, steps...)
+}
+
+// SetModels sets the ids GET /v1/models lists; by default it lists the
+// scripted roles.
+func (s *Server) SetModels(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = ids
+}
+
+// SetSpeech replaces the audio the speech endpoint returns: f gives the
+// samples' bytes as raw PCM s16le at SpeechRate; the server wraps them in
+// WAV when asked.
+func (s *Server) SetSpeech(f func(SpeechRequest) []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.speech = f
+}
+
+// SetSpeechFormat sets the encoding used when a speech request names a
+// format other than pcm or wav (such as the API's default mp3, which this
+// server cannot make).
+func (s *Server) SetSpeechFormat(f SpeechFormat) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.speechFmt = f
+}
+
+// Transcribe queues texts the transcription endpoint returns, one per
+// upload; when the queue is empty it returns "".
+func (s *Server) Transcribe(texts ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.texts = append(s.texts, texts...)
+}
+
+// Requests returns the chat requests received so far, for role, or all
+// when role is "".
+func (s *Server) Requests(role string) []*Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*Request
+	for _, r := range s.requests {
+		if role == "" || r.Role == role {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Unmatched returns the chat requests no step answered; a test usually
+// wants none.
+func (s *Server) Unmatched() []*Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*Request
+	for _, r := range s.requests {
+		if !r.Matched {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Speeches returns the speech requests received so far.
+func (s *Server) Speeches() []SpeechRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]SpeechRequest(nil), s.speeches...)
+}
+
+// Uploads returns the transcription uploads received so far.
+func (s *Server) Uploads() []Upload {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Upload(nil), s.uploads...)
+}
+
+// Changed returns a channel closed at the next request of any kind, so a
+// test can wait for traffic without sleeping.
+func (s *Server) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.notify
+}
+
+func (s *Server) changed() {
+	close(s.notify)
+	s.notify = make(chan struct{})
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
+		s.chat(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
+		s.listModels(w)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/audio/speech":
+		s.speak(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/audio/transcriptions":
+		s.transcribe(w, r)
+	default:
+		writeError(w, http.StatusNotFound, "modeltest: no route for "+r.Method+" "+r.URL.Path, 0)
+	}
+}
+
+func writeError(w http.ResponseWriter, status int, msg string, retryAfter time.Duration) {
+	if retryAfter > 0 {
+		// Retry-After is in whole seconds on the wire; round up so a
+		// client never retries early.
+		secs := int((retryAfter + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	typ := "server_error"
+	if status == http.StatusTooManyRequests {
+		typ = "rate_limit_exceeded"
+	}
+	json.NewEncoder(w).Encode(map[string]any{
+		"error": map[string]any{"message": msg, "type": typ, "code": status},
+	})
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "modeltest: read body: "+err.Error(), 0)
+		return
+	}
+	req := &Request{Body: body, Header: r.Header.Clone(), At: time.Now()}
+	if err := json.Unmarshal(body, &req.Chat); err != nil {
+		writeError(w, http.StatusBadRequest, "modeltest: decode request: "+err.Error(), 0)
+		return
+	}
+
+	s.mu.Lock()
+	req.Role = s.roleOf(&req.Chat)
+	var step *Step
+	for _, st := range s.steps[req.Role] {
+		if st.available() && (st.Match == nil || st.Match(req)) {
+			step = st
+			st.used++
+			break
+		}
+	}
+	req.Matched = step != nil
+	s.requests = append(s.requests, req)
+	s.changed()
+	s.mu.Unlock()
+
+	if step == nil {
+		writeError(w, http.StatusInternalServerError,
+			fmt.Sprintf("modeltest: no script step for role %q matches request %d", req.Role, len(s.Requests(""))), 0)
+		return
+	}
+	reply := step.Reply
+	if step.Func != nil {
+		reply = step.Func(req)
+	}
+
+	if reply.Delay > 0 {
+		t := time.NewTimer(reply.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
+	if reply.Status != 0 && reply.Status != http.StatusOK {
+		writeError(w, reply.Status, "modeltest: scripted fault "+strconv.Itoa(reply.Status), reply.RetryAfter)
+		return
+	}
+
+	content, calls, finish := shape(reply)
+	usage := openai.Usage{
+		PromptTokens:     len(body) / 4,
+		CompletionTokens: (len(content) + argsLen(calls)) / 4,
+	}
+	if reply.Usage != nil {
+		usage = *reply.Usage
+	}
+	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+	id := fmt.Sprintf("chatcmpl-%d", time.Now().UnixNano())
+
+	if !req.Chat.Stream {
+		writeCompletion(w, id, req.Chat.Model, content, calls, finish, usage)
+		return
+	}
+	includeUsage := req.Chat.StreamOptions != nil && req.Chat.StreamOptions.IncludeUsage
+	streamCompletion(w, r, id, req.Chat.Model, content, calls, finish, usage, includeUsage, reply.ChunkSize)
+}
+
+// shape applies defaults and truncation to a reply.
+func shape(r Reply) (string, []ToolCall, string) {
+	content := r.Content
+	calls := make([]ToolCall, len(r.ToolCalls))
+	copy(calls, r.ToolCalls)
+	for i := range calls {
+		if calls[i].ID == "" {
+			calls[i].ID = fmt.Sprintf("call_%d_%d", time.Now().UnixNano()%1e6, i)
+		}
+	}
+	finish := r.FinishReason
+	if finish == "" {
+		finish = "stop"
+		if len(calls) > 0 {
+			finish = "tool_calls"
+		}
+	}
+	if n := r.TruncateAt; n > 0 {
+		finish = "length"
+		if len(content) >= n {
+			content = content[:n]
+			calls = nil
+		} else {
+			n -= len(content)
+			for i := range calls {
+				if len(calls[i].Args) >= n {
+					calls[i].Args = calls[i].Args[:n]
+					calls = calls[:i+1]
+					break
+				}
+				n -= len(calls[i].Args)
+			}
+		}
+	}
+	return content, calls, finish
+}
+
+func argsLen(calls []ToolCall) int {
+	n := 0
+	for _, c := range calls {
+		n += len(c.Args)
+	}
+	return n
+}
+
+// Wire structures: written here rather than taken from go-openai so the
+// server controls exactly which fields each chunk carries.
+type wireFunction struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+type wireToolCall struct {
+	Index    *int         `json:"index,omitempty"`
+	ID       string       `json:"id,omitempty"`
+	Type     string       `json:"type,omitempty"`
+	Function wireFunction `json:"function"`
+}
+
+type wireMessage struct {
+	Role      string         `json:"role,omitempty"`
+	Content   *string        `json:"content,omitempty"`
+	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
+}
+
+type wireChoice struct {
+	Index        int          `json:"index"`
+	Message      *wireMessage `json:"message,omitempty"`
+	Delta        *wireMessage `json:"delta,omitempty"`
+	FinishReason *string      `json:"finish_reason"`
+}
+
+type wireCompletion struct {
+	ID      string        `json:"id"`
+	Object  string        `json:"object"`
+	Created int64         `json:"created"`
+	Model   string        `json:"model"`
+	Choices []wireChoice  `json:"choices"`
+	Usage   *openai.Usage `json:"usage,omitempty"`
+}
+
+func writeCompletion(w http.ResponseWriter, id, model, content string, calls []ToolCall, finish string, usage openai.Usage) {
+	msg := &wireMessage{Role: "assistant", Content: &content}
+	for _, c := range calls {
+		msg.ToolCalls = append(msg.ToolCalls, wireToolCall{
+			ID: c.ID, Type: "function", Function: wireFunction{Name: c.Name, Arguments: c.Args},
+		})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(wireCompletion{
+		ID: id, Object: "chat.completion", Created: time.Now().Unix(), Model: model,
+		Choices: []wireChoice{{Message: msg, FinishReason: &finish}},
+		Usage:   &usage,
+	})
+}
+
+func streamCompletion(w http.ResponseWriter, r *http.Request, id, model, content string, calls []ToolCall,
+	finish string, usage openai.Usage, includeUsage bool, chunk int) {
+	if chunk <= 0 {
+		chunk = 7
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher, _ := w.(http.Flusher)
+	send := func(c wireCompletion) bool {
+		if r.Context().Err() != nil {
+			return false
+		}
+		c.ID, c.Object, c.Created, c.Model = id, "chat.completion.chunk", time.Now().Unix(), model
+		b, _ := json.Marshal(c)
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	delta := func(d *wireMessage) wireCompletion {
+		return wireCompletion{Choices: []wireChoice{{Delta: d}}}
+	}
+
+	empty := ""
+	if !send(delta(&wireMessage{Role: "assistant", Content: &empty})) {
+		return
+	}
+	for _, piece := range split(content, chunk) {
+		p := piece
+		if !send(delta(&wireMessage{Content: &p})) {
+			return
+		}
+	}
+	// Each call opens with a chunk carrying index, id and name; then the
+	// arguments follow in pieces, interleaved across calls by index as
+	// providers do when a model emits parallel calls.
+	pieces := make([][]string, len(calls))
+	for i, c := range calls {
+		idx := i
+		pieces[i] = split(c.Args, chunk)
+		if !send(delta(&wireMessage{ToolCalls: []wireToolCall{{
+			Index: &idx, ID: c.ID, Type: "function", Function: wireFunction{Name: c.Name},
+		}}})) {
+			return
+		}
+	}
+	for more := true; more; {
+		more = false
+		for i := range pieces {
+			if len(pieces[i]) == 0 {
+				continue
+			}
+			more = true
+			idx := i
+			if !send(delta(&wireMessage{ToolCalls: []wireToolCall{{
+				Index: &idx, Function: wireFunction{Arguments: pieces[i][0]},
+			}}})) {
+				return
+			}
+			pieces[i] = pieces[i][1:]
+		}
+	}
+	if !send(wireCompletion{Choices: []wireChoice{{Delta: &wireMessage{}, FinishReason: &finish}}}) {
+		return
+	}
+	if includeUsage {
+		if !send(wireCompletion{Choices: []wireChoice{}, Usage: &usage}) {
+			return
+		}
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	if flusher != nil {
+		flusher.Flush()
+	}
+}
+
+func split(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func (s *Server) listModels(w http.ResponseWriter) {
+	s.mu.Lock()
+	ids := append([]string(nil), s.models...)
+	if len(ids) == 0 {
+		for role := range s.steps {
+			ids = append(ids, role)
+		}
+	}
+	s.mu.Unlock()
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, id := range ids {
+		list.Data = append(list.Data, model{ID: id, Object: "model", OwnedBy: "modeltest"})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(list)
+}
+
+func (s *Server) speak(w http.ResponseWriter, r *http.Request) {
+	var req SpeechRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "modeltest: decode speech request: "+err.Error(), 0)
+		return
+	}
+	s.mu.Lock()
+	s.speeches = append(s.speeches, req)
+	gen, def := s.speech, s.speechFmt
+	s.changed()
+	s.mu.Unlock()
+
+	pcm := gen(req)
+	format := def
+	switch req.ResponseFormat {
+	case "pcm":
+		format = PCM
+	case "wav":
+		format = WAV
+	}
+	var audio []byte
+	if format == WAV {
+		w.Header().Set("Content-Type", "audio/wav")
+		audio = WAVBytes(pcm, SpeechRate)
+	} else {
+		w.Header().Set("Content-Type", "audio/pcm")
+		audio = pcm
+	}
+	// Stream in 20 ms pieces so a client can start playing on the first.
+	flusher, _ := w.(http.Flusher)
+	const piece = SpeechRate / 50 * 2
+	for len(audio) > 0 && r.Context().Err() == nil {
+		n := min(piece, len(audio))
+		if _, err := w.Write(audio[:n]); err != nil {
+			return
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		audio = audio[n:]
+	}
+}
+
+func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseMultipartForm(64 << 20); err != nil {
+		writeError(w, http.StatusBadRequest, "modeltest: parse multipart: "+err.Error(), 0)
+		return
+	}
+	f, hdr, err := r.FormFile("file")
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "modeltest: no file part: "+err.Error(), 0)
+		return
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	if _, err := io.Copy(&buf, f); err != nil {
+		writeError(w, http.StatusBadRequest, "modeltest: read file: "+err.Error(), 0)
+		return
+	}
+	up := Upload{
+		Filename:    hdr.Filename,
+		ContentType: hdr.Header.Get("Content-Type"),
+		Data:        buf.Bytes(),
+		Fields:      map[string]string{},
+	}
+	for k, v := range r.MultipartForm.Value {
+		if len(v) > 0 {
+			up.Fields[k] = v[0]
+		}
+	}
+	s.mu.Lock()
+	s.uploads = append(s.uploads, up)
+	text := ""
+	if len(s.texts) > 0 {
+		text, s.texts = s.texts[0], s.texts[1:]
+	}
+	s.changed()
+	s.mu.Unlock()
+
+	switch up.Fields["response_format"] {
+	case "text", "srt", "vtt":
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, text)
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"text": text})
+	}
+}
