@@ -1,0 +1,405 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Role names the job a model does in a run; each role may use a different
+// model.
+type Role string
+
+// The roles of a run.
+const (
+	RolePlanner  Role = "planner"
+	RoleExecutor Role = "executor"
+	RoleVision   Role = "vision"
+)
+
+// Price is what a model costs, in dollars per million tokens.
+type Price struct {
+	Prompt     float64
+	Completion float64
+}
+
+// ModelConfig configures a Model.
+type ModelConfig struct {
+	// BaseURL is any OpenAI-compatible endpoint; "/v1" is appended when
+	// missing.
+	BaseURL string
+	// APIKey is sent as a bearer token. It is never logged.
+	APIKey string
+	// Models maps each role to a model name. A role without an entry uses
+	// the executor's model; the vision role falls back to the executor's.
+	Models map[Role]string
+	// Prices maps model names to their price, for the cost estimate.
+	// Models without a price cost nothing.
+	Prices map[string]Price
+	// CallTimeout bounds one attempt of one call (default 2 minutes).
+	CallTimeout time.Duration
+	// MaxRetries is how many times a call is retried after a 429, a 5xx,
+	// a timeout or a network error (default 3).
+	MaxRetries int
+	// Backoff is the first retry's wait, doubled each retry, when the
+	// server does not say how long to wait (default 1 s).
+	Backoff time.Duration
+	// MaxTokens caps a reply's length (0: the server's default).
+	MaxTokens int
+	// Clock times the back-off (default the wall clock).
+	Clock Clock
+	// HTTPClient is the client to use (default a new http.Client).
+	HTTPClient *http.Client
+}
+
+// Usage is token use and its estimated cost.
+type Usage struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	Cost             float64 `json:"cost"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{u.PromptTokens + v.PromptTokens, u.CompletionTokens + v.CompletionTokens, u.Cost + v.Cost}
+}
+
+// Total returns prompt plus completion tokens.
+func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
+
+// Call is one request to a model.
+type Call struct {
+	Role     Role
+	Messages []openai.ChatCompletionMessage
+	Tools    []openai.Tool
+}
+
+// ToolCall is one assembled function call from a reply.
+type ToolCall struct {
+	ID   string
+	Name string
+	// Args is the raw argument text, which may be malformed JSON.
+	Args string
+}
+
+// Reply is a model's answer to a Call.
+type Reply struct {
+	// Content is the visible text, with <think> blocks removed.
+	Content string
+	// Thinking holds the removed <think> blocks.
+	Thinking  string
+	ToolCalls []ToolCall
+	// Truncated reports that the reply hit the token limit.
+	Truncated bool
+	Usage     Usage
+	// Attempts is how many requests the call took (1 without retries).
+	Attempts int
+}
+
+// Errors of the model client.
+var (
+	// ErrModel wraps a failure after every retry was spent, or one that is
+	// not worth retrying.
+	ErrModel = errors.New("model call failed")
+	// ErrNoModel is returned when no model is configured for a role.
+	ErrNoModel = errors.New("no model configured")
+)
+
+// Model is a client for an OpenAI-compatible chat completions endpoint.
+// It is safe for concurrent use.
+type Model struct {
+	cfg    ModelConfig
+	client *openai.Client
+}
+
+// NormalizeBaseURL returns u with a trailing "/v1", as go-openai expects.
+func NormalizeBaseURL(u string) string {
+	u = strings.TrimRight(strings.TrimSpace(u), "/")
+	if u == "" {
+		return "https://api.openai.com/v1"
+	}
+	if strings.HasSuffix(u, "/v1") {
+		return u
+	}
+	// Providers such as Gemini put the version elsewhere
+	// (".../v1beta/openai"); leave a URL that already names one alone.
+	last := u[strings.LastIndex(u, "/")+1:]
+	if last == "openai" || strings.HasPrefix(last, "v1") || strings.HasPrefix(last, "v2") {
+		return u
+	}
+	return u + "/v1"
+}
+
+// NewModel returns a client for cfg.
+func NewModel(cfg ModelConfig) *Model {
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = 2 * time.Minute
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 3
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = time.Second
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock()
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	// Wrap the transport to read Retry-After, which go-openai drops.
+	wrapped := *hc
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	wrapped.Transport = retryAfterTransport{base}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = NormalizeBaseURL(cfg.BaseURL)
+	oc.HTTPClient = &wrapped
+	return &Model{cfg: cfg, client: openai.NewClientWithConfig(oc)}
+}
+
+// Name returns the model used for role.
+func (m *Model) Name(role Role) string {
+	if n := m.cfg.Models[role]; n != "" {
+		return n
+	}
+	return m.cfg.Models[RoleExecutor]
+}
+
+// Cost estimates what u cost on model.
+func (m *Model) cost(model string, u Usage) float64 {
+	p := m.cfg.Prices[model]
+	return (float64(u.PromptTokens)*p.Prompt + float64(u.CompletionTokens)*p.Completion) / 1e6
+}
+
+// Complete sends c, retrying transient failures, and returns the assembled
+// reply. The context bounds the whole call, retries included.
+func (m *Model) Complete(ctx context.Context, c Call) (Reply, error) {
+	model := m.Name(c.Role)
+	if model == "" {
+		return Reply{}, fmt.Errorf("complete %s: %w", c.Role, ErrNoModel)
+	}
+	req := openai.ChatCompletionRequest{
+		Model:         model,
+		Messages:      c.Messages,
+		Tools:         c.Tools,
+		Stream:        true,
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		MaxTokens:     m.cfg.MaxTokens,
+	}
+	backoff := m.cfg.Backoff
+	var lastErr error
+	for attempt := 1; ; attempt++ {
+		r, retryAfter, err := m.once(ctx, req)
+		if err == nil {
+			r.Attempts = attempt
+			r.Usage.Cost = m.cost(model, r.Usage)
+			return r, nil
+		}
+		lastErr = err
+		if ctx.Err() != nil {
+			return Reply{}, fmt.Errorf("complete %s: %w", c.Role, ctx.Err())
+		}
+		if !retryable(err) || attempt > m.cfg.MaxRetries {
+			return Reply{}, fmt.Errorf("complete %s after %d attempts: %w: %w", c.Role, attempt, ErrModel, lastErr)
+		}
+		wait := retryAfter
+		if wait <= 0 {
+			// Jitter spreads retries of parallel executors.
+			wait = backoff + time.Duration(rand.Int64N(int64(backoff)/4+1))
+			backoff *= 2
+		}
+		if err := sleep(ctx, m.cfg.Clock, wait); err != nil {
+			return Reply{}, fmt.Errorf("complete %s: %w", c.Role, err)
+		}
+	}
+}
+
+// once makes one streamed request.
+func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (Reply, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, m.cfg.CallTimeout)
+	defer cancel()
+	hold := &retryAfterHolder{}
+	ctx = context.WithValue(ctx, retryAfterKey{}, hold)
+
+	stream, err := m.client.CreateChatCompletionStream(ctx, req)
+	if err != nil {
+		return Reply{}, hold.get(), err
+	}
+	defer stream.Close()
+
+	var (
+		content  strings.Builder
+		calls    []*ToolCall
+		byIndex  = map[int]*ToolCall{}
+		finish   openai.FinishReason
+		usage    Usage
+		gotUsage bool
+	)
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Reply{}, hold.get(), err
+		}
+		if resp.Usage != nil {
+			usage = Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
+			gotUsage = true
+		}
+		for _, ch := range resp.Choices {
+			if ch.FinishReason != "" {
+				finish = ch.FinishReason
+			}
+			content.WriteString(ch.Delta.Content)
+			for _, tc := range ch.Delta.ToolCalls {
+				idx := len(calls)
+				if tc.Index != nil {
+					idx = *tc.Index
+				} else if tc.ID == "" && len(calls) > 0 {
+					// A provider without indexes continues the last call.
+					idx = len(calls) - 1
+				}
+				cur := byIndex[idx]
+				if cur == nil {
+					cur = &ToolCall{}
+					byIndex[idx] = cur
+					calls = append(calls, cur)
+				}
+				if tc.ID != "" {
+					cur.ID = tc.ID
+				}
+				cur.Name += tc.Function.Name
+				cur.Args += tc.Function.Arguments
+			}
+		}
+	}
+	r := Reply{Truncated: finish == openai.FinishReasonLength, Usage: usage}
+	r.Content, r.Thinking = stripThink(content.String())
+	for i, c := range calls {
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("call_%d", i)
+		}
+		r.ToolCalls = append(r.ToolCalls, *c)
+	}
+	if !gotUsage {
+		// A server that ignores include_usage still gets an estimate so
+		// budgets hold: about four characters a token.
+		n := 0
+		for _, msg := range req.Messages {
+			n += len(msg.Content)
+			for _, p := range msg.MultiContent {
+				n += len(p.Text)
+			}
+		}
+		r.Usage = Usage{PromptTokens: n / 4, CompletionTokens: (content.Len() + len(r.ToolCalls)*16) / 4}
+	}
+	return r, 0, nil
+}
+
+// retryable reports whether err is worth another attempt: rate limits,
+// server errors, timeouts and broken connections.
+func retryable(err error) bool {
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.HTTPStatusCode == http.StatusTooManyRequests || apiErr.HTTPStatusCode >= 500 || apiErr.HTTPStatusCode == 408
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		return reqErr.HTTPStatusCode == http.StatusTooManyRequests || reqErr.HTTPStatusCode >= 500 || reqErr.HTTPStatusCode == 408
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr)
+}
+
+type retryAfterKey struct{}
+
+type retryAfterHolder struct {
+	mu sync.Mutex
+	d  time.Duration
+}
+
+func (h *retryAfterHolder) get() time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.d
+}
+
+type retryAfterTransport struct{ base http.RoundTripper }
+
+func (t retryAfterTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	if err != nil || resp.StatusCode < 400 {
+		return resp, err
+	}
+	if h, ok := r.Context().Value(retryAfterKey{}).(*retryAfterHolder); ok {
+		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			h.mu.Lock()
+			h.d = d
+			h.mu.Unlock()
+		}
+	}
+	return resp, nil
+}
+
+// parseRetryAfter reads either delay-seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
+		return time.Duration(secs * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// stripThink removes <think>…</think> blocks (and an unclosed trailing
+// one) from s, returning the visible text and the thoughts.
+func stripThink(s string) (visible, thinking string) {
+	var vis, th strings.Builder
+	for {
+		i := strings.Index(s, "<think>")
+		if i < 0 {
+			vis.WriteString(s)
+			break
+		}
+		vis.WriteString(s[:i])
+		s = s[i+len("<think>"):]
+		j := strings.Index(s, "</think>")
+		if j < 0 {
+			th.WriteString(s)
+			break
+		}
+		th.WriteString(s[:j])
+		s = s[j+len("</think>"):]
+	}
+	// Some servers send only the closing tag (the opening one is in the
+	// template); everything before it is thought.
+	v := vis.String()
+	if j := strings.Index(v, "</think>"); j >= 0 {
+		th.WriteString(v[:j])
+		v = v[j+len("</think>"):]
+	}
+	return strings.TrimSpace(v), strings.TrimSpace(th.String())
+}
