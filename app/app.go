@@ -1,0 +1,232 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+)
+
+// keyringTimeout bounds every keyring call: long enough for a slow D-Bus
+// round trip, short enough that a locked keyring waiting on a prompt is
+// reported instead of freezing the window.
+const keyringTimeout = 3 * time.Second
+
+// App is the object bound to the frontend: each exported method is callable
+// from the UI and returns a value or an error the UI shows as a message.
+type App struct {
+	log      *slog.Logger
+	store    SettingsStore
+	secrets  *Secrets
+	detect   func(context.Context) (LocalServer, bool)
+	ctx      context.Context // set by startup; the app's lifetime
+	mu       sync.Mutex
+	settings Settings
+	notice   string       // one plain line the UI shows until the cause is fixed
+	offer    *LocalServer // a local server to offer when no key is configured
+}
+
+// Options configure an App. Zero values pick the production choices.
+type Options struct {
+	Store   SettingsStore
+	Keyring Keyring
+	// KeyringTimeout bounds each keyring call; zero means 3 s.
+	KeyringTimeout time.Duration
+	// Detect finds a local model server; nil probes Ollama's and llama.cpp's
+	// usual ports.
+	Detect func(context.Context) (LocalServer, bool)
+	Log    *slog.Logger
+}
+
+// New returns an App. Nothing is read until the window starts.
+func New(o Options) *App {
+	if o.Keyring == nil {
+		o.Keyring = SystemKeyring{}
+	}
+	if o.KeyringTimeout == 0 {
+		o.KeyringTimeout = keyringTimeout
+	}
+	if o.Detect == nil {
+		o.Detect = func(ctx context.Context) (LocalServer, bool) {
+			return DetectLocalServer(ctx, localCandidates, 400*time.Millisecond)
+		}
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	return &App{
+		log:      o.Log,
+		store:    o.Store,
+		secrets:  NewSecrets(o.Keyring, o.KeyringTimeout),
+		detect:   o.Detect,
+		settings: DefaultSettings(),
+		ctx:      context.Background(),
+	}
+}
+
+// startup loads settings and the key, and looks for a local model server
+// when no key is configured. It never fails: problems become the notice.
+func (a *App) startup(ctx context.Context) {
+	a.mu.Lock()
+	a.ctx = ctx
+	a.mu.Unlock()
+
+	st, err := a.store.Load()
+	if err != nil {
+		// Keep the broken file for the person to fix; run on defaults meanwhile.
+		a.setNotice(fmt.Sprintf("Your settings file could not be used (%v); Vroom is running on defaults and will not overwrite it until you save.", err))
+		st = DefaultSettings()
+	}
+	a.mu.Lock()
+	a.settings = st
+	a.mu.Unlock()
+
+	_, src, err := a.secrets.APIKey(ctx)
+	switch {
+	case err == nil:
+		a.log.Info("api key found", "source", string(src))
+	case errors.Is(err, ErrNoKey):
+		if srv, ok := a.detect(ctx); ok && st.BaseURL == DefaultBaseURL {
+			a.mu.Lock()
+			a.offer = &srv
+			a.mu.Unlock()
+			a.setNotice(fmt.Sprintf("No API key is set, but %s answers at %s: use it, or add an API key in Settings.", srv.Name, srv.BaseURL))
+		} else if !isLocal(st.BaseURL) {
+			a.setNotice("Vroom needs a model: add an API key for " + st.BaseURL + ", or point the base URL at a local OpenAI-compatible server.")
+		}
+	default:
+		a.setNotice(keyringNotice(err))
+	}
+}
+
+func isLocal(baseURL string) bool {
+	return strings.Contains(baseURL, "://localhost") || strings.Contains(baseURL, "://127.0.0.1") || strings.Contains(baseURL, "://[::1]")
+}
+
+func keyringNotice(err error) string {
+	if errors.Is(err, ErrKeyringTimeout) {
+		return "The system keyring did not answer (is it locked?). A key you enter now is kept for this session only."
+	}
+	return fmt.Sprintf("The system keyring is not available (%v). A key you enter now is kept for this session only.", err)
+}
+
+func (a *App) setNotice(s string) {
+	a.mu.Lock()
+	a.notice = s
+	a.mu.Unlock()
+	if s != "" {
+		a.log.Warn(s)
+	}
+}
+
+// State is what the UI needs to draw settings and the first-run line.
+type State struct {
+	Settings Settings `json:"settings"`
+	// KeySource is where the API key in use comes from ("none" if absent).
+	KeySource KeySource `json:"key_source"`
+	// KeyHint shows the key's last four characters, never the key.
+	KeyHint string `json:"key_hint"`
+	// Notice is one plain sentence about what needs attention, or empty.
+	Notice string `json:"notice"`
+	// Offer is a local model server to use when no key is set.
+	Offer *LocalServer `json:"offer,omitempty"`
+	// NeedsSetup is true when no model can be reached as configured: the UI
+	// opens the settings panel.
+	NeedsSetup bool `json:"needs_setup"`
+}
+
+// State returns the current settings and key status.
+func (a *App) State() (State, error) {
+	key, src, err := a.secrets.APIKey(a.context())
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := State{Settings: a.settings, KeySource: src, Notice: a.notice, Offer: a.offer}
+	if err == nil {
+		s.KeyHint = hint(key)
+	}
+	s.NeedsSetup = s.KeyHint == "" && !isLocal(a.settings.BaseURL)
+	return s, nil
+}
+
+func hint(key string) string {
+	if len(key) <= 8 {
+		return "••••"
+	}
+	return "••••" + key[len(key)-4:]
+}
+
+func (a *App) context() context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.ctx
+}
+
+// SaveSettings validates and stores st. On a validation error nothing is
+// written and the message names the field.
+func (a *App) SaveSettings(st Settings) (State, error) {
+	if err := a.store.Save(st); err != nil {
+		return State{}, err
+	}
+	a.mu.Lock()
+	a.settings = st
+	if a.offer != nil && st.BaseURL == a.offer.BaseURL {
+		a.offer = nil
+	}
+	a.notice = ""
+	a.mu.Unlock()
+	a.log.Info("settings saved", "path", a.store.Path, "base_url", st.BaseURL)
+	return a.State()
+}
+
+// SetAPIKey stores key in the OS keyring. When the keyring fails the key is
+// still used for this session and the returned state's notice says so.
+func (a *App) SetAPIKey(key string) (State, error) {
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return State{}, errors.New("the API key is empty")
+	}
+	src, err := a.secrets.SetAPIKey(a.context(), key)
+	if err != nil {
+		a.setNotice(keyringNotice(err))
+	} else {
+		a.setNotice("")
+	}
+	a.log.Info("api key set", "source", string(src))
+	return a.State()
+}
+
+// ForgetAPIKey removes the key from the keyring and this session.
+func (a *App) ForgetAPIKey() (State, error) {
+	if err := a.secrets.DeleteAPIKey(a.context()); err != nil {
+		return State{}, fmt.Errorf("forget API key: %w", err)
+	}
+	return a.State()
+}
+
+// UseLocalServer points the base URL at the offered local server and picks
+// its first model for every role where the current model is not served.
+func (a *App) UseLocalServer() (State, error) {
+	a.mu.Lock()
+	offer := a.offer
+	st := a.settings
+	a.mu.Unlock()
+	if offer == nil {
+		return State{}, errors.New("no local model server was found")
+	}
+	st.BaseURL = offer.BaseURL
+	if len(offer.Models) > 0 {
+		served := make(map[string]bool, len(offer.Models))
+		for _, m := range offer.Models {
+			served[m] = true
+		}
+		for _, p := range []*string{&st.PlannerModel, &st.ExecutorModel} {
+			if !served[*p] {
+				*p = offer.Models[0]
+			}
+		}
+	}
+	return a.SaveSettings(st)
+}

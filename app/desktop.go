@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+)
+
+// WindowTitle is the desktop window's title; tests find the window by it.
+const WindowTitle = "Vroom"
+
+// RunDesktop opens the Vroom window and blocks until it closes. SIGINT and
+// SIGTERM close it the same way the window's close button does, so every
+// resource (the browser, agents, audio) is released before the process exits.
+func RunDesktop(ctx context.Context, a *App, assets fs.FS) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := wails.Run(&options.App{
+		Title:     WindowTitle,
+		Width:     1280,
+		Height:    800,
+		MinWidth:  800,
+		MinHeight: 520,
+		AssetServer: &assetserver.Options{
+			Assets: assets,
+		},
+		BackgroundColour: &options.RGBA{R: 17, G: 19, B: 24, A: 255},
+		OnStartup: func(wctx context.Context) {
+			a.startup(wctx)
+			go func() {
+				select {
+				case <-ctx.Done():
+					runtime.Quit(wctx)
+				case <-wctx.Done():
+				}
+			}()
+		},
+		OnShutdown: func(context.Context) { a.shutdown() },
+		Bind:       []any{a},
+		Linux: &linux.Options{
+			ProgramName:      "vroom",
+			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("run desktop: %w", err)
+	}
+	return nil
+}
+
+// shutdown releases what startup acquired.
+func (a *App) shutdown() {}

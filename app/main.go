@@ -1,0 +1,49 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+)
+
+const usage = `usage:
+  vroom                    open the Vroom window
+  vroom observe URL        print a page as Vroom's agents see it (see vroom observe -h)
+`
+
+// Main runs the command line: with no arguments it opens the desktop app,
+// otherwise it runs a subcommand. It returns the process exit code: 0 on
+// success, 1 on failure, 2 on bad usage.
+func Main(ctx context.Context, args []string, assets fs.FS, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return runApp(ctx, assets, stderr)
+	}
+	switch args[0] {
+	case "observe":
+		return runObserve(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "vroom: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+}
+
+func runApp(ctx context.Context, assets fs.FS, stderr io.Writer) int {
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	path, err := DefaultSettingsPath()
+	if err != nil {
+		fmt.Fprintln(stderr, "vroom:", err)
+		return 1
+	}
+	a := New(Options{Store: SettingsStore{Path: path}, Log: log})
+	if err := RunDesktop(ctx, a, assets); err != nil {
+		fmt.Fprintln(stderr, "vroom:", err)
+		return 1
+	}
+	return 0
+}
+
