@@ -1,0 +1,296 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+func newTestFloor() (*Floor, *fakeClock) {
+	clk := newFakeClock()
+	return NewFloor(FloorConfig{Clock: clk}), clk
+}
+
+func isDone(c *Claim) bool {
+	select {
+	case <-c.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+func TestFloorFirstComeFirstServed(t *testing.T) {
+	t.Parallel()
+	f, clk := newTestFloor()
+	a, err := f.Claim("agent 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Playing(8 * time.Second)
+	clk.Advance(3 * time.Second)
+
+	_, err = f.Claim("agent 2")
+	var busy *BusyError
+	if !errors.As(err, &busy) || !errors.Is(err, ErrFloorBusy) {
+		t.Fatalf("second claim: %v, want BusyError", err)
+	}
+	if busy.Speaker != "agent 1" || busy.Left != 5*time.Second {
+		t.Fatalf("rejection says %q with %v left, want agent 1 with 5s", busy.Speaker, busy.Left)
+	}
+	if msg := err.Error(); msg != "the floor is busy: agent 1 is speaking, about 5s left" {
+		t.Fatalf("message %q", msg)
+	}
+	a.Release()
+	if a.Reason() != Released || !isDone(a) {
+		t.Fatalf("reason %v", a.Reason())
+	}
+	b, err := f.Claim("agent 2")
+	if err != nil || f.State().Speaker != "agent 2" {
+		t.Fatalf("after release: %v, state %+v", err, f.State())
+	}
+	b.Release()
+	if !f.State().Free() {
+		t.Fatal("floor not free")
+	}
+}
+
+func TestFloorOneClaimPerAgent(t *testing.T) {
+	t.Parallel()
+	f, _ := newTestFloor()
+	a, _ := f.Claim("agent 1")
+	if _, err := f.Claim("agent 1"); !errors.Is(err, ErrAlreadyHolding) {
+		t.Fatalf("second claim by the holder: %v", err)
+	}
+	if isDone(a) || f.State().Speaker != "agent 1" {
+		t.Fatal("a repeated claim disturbed the first")
+	}
+}
+
+func TestFloorClaimWithoutSpeechExpires(t *testing.T) {
+	t.Parallel()
+	f, clk := newTestFloor()
+	a, _ := f.Claim("agent 1")
+	clk.Advance(4 * time.Second)
+	_, err := f.Claim("agent 2")
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.Left != 6*time.Second {
+		t.Fatalf("before playing, time left is the TTL's: %v", err)
+	}
+	clk.Advance(6*time.Second - time.Millisecond)
+	if isDone(a) {
+		t.Fatal("expired early")
+	}
+	clk.Advance(time.Millisecond)
+	if !isDone(a) || a.Reason() != Expired || !f.State().Free() {
+		t.Fatalf("after the TTL: done=%v reason=%v", isDone(a), a.Reason())
+	}
+	// A late Playing on an expired claim does not take the floor back.
+	a.Playing(time.Second)
+	if !f.State().Free() {
+		t.Fatal("expired claim came back")
+	}
+}
+
+func TestFloorHeldUntilReportedEndOfPlayback(t *testing.T) {
+	t.Parallel()
+	f, clk := newTestFloor()
+	a, _ := f.Claim("agent 1")
+	clk.Advance(2 * time.Second) // speech endpoint's first byte
+	a.Playing(5 * time.Second)
+	// Playback runs long (a slow device): past the estimate and the
+	// original TTL, the floor is still held because the voice has not
+	// reported the end.
+	clk.Advance(12 * time.Second)
+	if isDone(a) {
+		t.Fatal("released before the voice reported the end")
+	}
+	if s := f.State(); s.Speaker != "agent 1" || !s.Playing || s.Left != 0 {
+		t.Fatalf("state %+v", s)
+	}
+	a.Release()
+	if a.Reason() != Released || !f.State().Free() {
+		t.Fatal("not released at reported end")
+	}
+	// Never reported: released a TTL after the expected end.
+	b, _ := f.Claim("agent 2")
+	b.Playing(5 * time.Second)
+	clk.Advance(15 * time.Second)
+	if !isDone(b) || b.Reason() != Released {
+		t.Fatal("a lost end-of-playback report kept the floor")
+	}
+}
+
+func TestFloorTextOnlyReadingTime(t *testing.T) {
+	t.Parallel()
+	f, clk := newTestFloor()
+	text := "one two three four five six seven eight nine ten eleven twelve"
+	d := f.ReadingTime(text) // 12 words at 180 wpm
+	if d != 4*time.Second {
+		t.Fatalf("reading time %v", d)
+	}
+	a, _ := f.Claim("agent 1")
+	a.ReadFor(d)
+	clk.Advance(d - time.Millisecond)
+	if isDone(a) {
+		t.Fatal("released early")
+	}
+	clk.Advance(time.Millisecond)
+	if a.Reason() != Released {
+		t.Fatal("not released after reading time")
+	}
+}
+
+func TestFloorUserPreempts(t *testing.T) {
+	t.Parallel()
+	var states []FloorState
+	clk := newFakeClock()
+	f := NewFloor(FloorConfig{Clock: clk, OnChange: func(s FloorState) { states = append(states, s) }})
+	a, _ := f.Claim("agent 1")
+	a.Playing(10 * time.Second)
+	stopped := false
+	a.OnInterrupt(func() { stopped = true })
+
+	got := f.TakeUser()
+	if got != a || a.Reason() != Interrupted || !stopped {
+		t.Fatalf("interrupted=%v reason=%v stopped=%v", got == a, a.Reason(), stopped)
+	}
+	if s := f.State(); s.Speaker != User {
+		t.Fatalf("user does not hold the floor: %+v", s)
+	}
+	_, err := f.Claim("agent 2")
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.Speaker != User || err.Error() != "the floor is busy: the user is speaking" {
+		t.Fatalf("claim while the user speaks: %v", err)
+	}
+	if f.TakeUser() != nil {
+		t.Fatal("taking twice interrupted something")
+	}
+	f.ReleaseUser()
+	if !f.State().Free() {
+		t.Fatal("floor not free after the user")
+	}
+	// OnInterrupt after the fact still stops the audio.
+	late := false
+	a.OnInterrupt(func() { late = true })
+	if !late {
+		t.Fatal("late OnInterrupt not called")
+	}
+	// The change stream saw: agent 1 claims, plays, user takes, user releases.
+	want := []string{"agent 1", "agent 1", "", User, ""}
+	if len(states) != len(want) {
+		t.Fatalf("states %+v", states)
+	}
+	for i, s := range states {
+		if s.Speaker != want[i] {
+			t.Fatalf("state %d: %+v, want speaker %q", i, s, want[i])
+		}
+	}
+}
+
+// TestFloorRandomInterleavings drives four agents and the person through
+// 1,000 seeded random schedules and checks the floor's invariants after
+// every operation.
+func TestFloorRandomInterleavings(t *testing.T) {
+	t.Parallel()
+	agents := []string{"agent 1", "agent 2", "agent 3", "agent 4"}
+	for seed := uint64(0); seed < 1000; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 42))
+		clk := newFakeClock()
+		f := NewFloor(FloorConfig{Clock: clk, TTL: 10 * time.Second})
+		var claims []*Claim
+		held := map[string]*Claim{}
+		userHolds := false
+		check := func(op string) {
+			live := 0
+			var holder string
+			for _, c := range claims {
+				if !isDone(c) {
+					live++
+					holder = c.speaker
+				}
+			}
+			s := f.State()
+			switch {
+			case userHolds && (live != 0 || s.Speaker != User):
+				t.Fatalf("seed %d after %s: user holds but %d agent claims live, state %+v", seed, op, live, s)
+			case live > 1:
+				t.Fatalf("seed %d after %s: %d speakers at once", seed, op, live)
+			case !userHolds && live == 1 && s.Speaker != holder:
+				t.Fatalf("seed %d after %s: state says %q, live claim is %q", seed, op, s.Speaker, holder)
+			case !userHolds && live == 0 && !s.Free():
+				t.Fatalf("seed %d after %s: no live claim but state %+v", seed, op, s)
+			}
+		}
+		for step := 0; step < 60; step++ {
+			var op string
+			switch k := rng.IntN(10); {
+			case k < 4:
+				a := agents[rng.IntN(len(agents))]
+				op = "claim " + a
+				free := f.State().Free()
+				c, err := f.Claim(a)
+				if free && err != nil {
+					t.Fatalf("seed %d: claim on a free floor failed: %v", seed, err)
+				}
+				if err == nil {
+					claims = append(claims, c)
+					held[a] = c
+				} else if prev := held[a]; prev != nil && !isDone(prev) && !errors.Is(err, ErrAlreadyHolding) {
+					t.Fatalf("seed %d: holder re-claim: %v", seed, err)
+				}
+			case k < 6:
+				for _, c := range claims {
+					if !isDone(c) {
+						op = "play " + c.speaker
+						if rng.IntN(2) == 0 {
+							c.Playing(time.Duration(rng.IntN(8000)) * time.Millisecond)
+						} else {
+							c.ReadFor(time.Duration(rng.IntN(8000)) * time.Millisecond)
+						}
+					}
+				}
+			case k < 7:
+				for _, c := range claims {
+					if !isDone(c) {
+						op = "release " + c.speaker
+						c.Release()
+					}
+				}
+			case k < 8:
+				op = "user takes"
+				interrupted := f.TakeUser()
+				userHolds = true
+				if f.State().Speaker != User {
+					t.Fatalf("seed %d: the user did not get the floor at once", seed)
+				}
+				if interrupted != nil && interrupted.Reason() != Interrupted {
+					t.Fatalf("seed %d: interrupted claim ended %v", seed, interrupted.Reason())
+				}
+			case k < 9:
+				op = "user releases"
+				f.ReleaseUser()
+				userHolds = false
+			default:
+				d := time.Duration(rng.IntN(12000)) * time.Millisecond
+				op = fmt.Sprintf("advance %v", d)
+				clk.Advance(d)
+			}
+			check(op)
+		}
+		// No claim is lost: with the person gone and time passing, every
+		// claim ends with a reason and the floor is free again.
+		f.ReleaseUser()
+		clk.Advance(time.Minute)
+		for _, c := range claims {
+			if !isDone(c) || c.Reason() == Holding {
+				t.Fatalf("seed %d: claim by %s never ended", seed, c.speaker)
+			}
+		}
+		if !f.State().Free() {
+			t.Fatalf("seed %d: floor stuck with %+v", seed, f.State())
+		}
+	}
+}
