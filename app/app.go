@@ -74,10 +74,11 @@ func (a *App) startup(ctx context.Context) {
 	a.ctx = ctx
 	a.mu.Unlock()
 
+	var notices []string
 	st, err := a.store.Load()
 	if err != nil {
 		// Keep the broken file for the person to fix; run on defaults meanwhile.
-		a.setNotice(fmt.Sprintf("Your settings file could not be used (%v); Vroom is running on defaults and will not overwrite it until you save.", err))
+		notices = append(notices, fmt.Sprintf("Your settings file could not be used (%v); Vroom is running on defaults and will not overwrite it until you save.", err))
 		st = DefaultSettings()
 	}
 	a.mu.Lock()
@@ -93,13 +94,14 @@ func (a *App) startup(ctx context.Context) {
 			a.mu.Lock()
 			a.offer = &srv
 			a.mu.Unlock()
-			a.setNotice(fmt.Sprintf("No API key is set, but %s answers at %s: use it, or add an API key in Settings.", srv.Name, srv.BaseURL))
+			notices = append(notices, fmt.Sprintf("No API key is set, but %s answers at %s: use it, or add an API key in Settings.", srv.Name, srv.BaseURL))
 		} else if !isLocal(st.BaseURL) {
-			a.setNotice("Vroom needs a model: add an API key for " + st.BaseURL + ", or point the base URL at a local OpenAI-compatible server.")
+			notices = append(notices, "Vroom needs a model: add an API key for "+st.BaseURL+", or point the base URL at a local OpenAI-compatible server.")
 		}
 	default:
-		a.setNotice(keyringNotice(err))
+		notices = append(notices, keyringNotice(err))
 	}
+	a.setNotice(strings.Join(notices, " "))
 }
 
 func isLocal(baseURL string) bool {

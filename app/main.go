@@ -46,4 +46,3 @@ func runApp(ctx context.Context, assets fs.FS, stderr io.Writer) int {
 	}
 	return 0
 }
-
