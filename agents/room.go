@@ -1,0 +1,361 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Voice speaks messages aloud. The voice package implements it; agents
+// only declares what it needs.
+type Voice interface {
+	// Say starts speaking text in speaker's voice. It returns once playback
+	// has started (or failed); the Utterance reports the end.
+	Say(ctx context.Context, speaker, text string) (Utterance, error)
+}
+
+// Utterance is one message being played.
+type Utterance interface {
+	// Done is closed when playback ends, completed or stopped.
+	Done() <-chan struct{}
+	// Played is how much audio actually played.
+	Played() time.Duration
+	// Interrupted reports whether playback was stopped before the end.
+	Interrupted() bool
+	// Stop silences the utterance; it must not block.
+	Stop()
+}
+
+// EntryKind classifies transcript entries.
+type EntryKind string
+
+// Kinds of transcript entries.
+const (
+	EntrySpeech     EntryKind = "speech"     // an agent spoke
+	EntryCorrection EntryKind = "correction" // the person said or typed something
+	EntryNotice     EntryKind = "notice"     // the system reports something
+)
+
+// System is the speaker of notices.
+const System = "system"
+
+// Entry is one line of a room's transcript.
+type Entry struct {
+	Seq         int           `json:"seq"`
+	At          time.Time     `json:"at"`
+	Speaker     string        `json:"speaker"`
+	Kind        EntryKind     `json:"kind"`
+	Text        string        `json:"text"`
+	Interrupted bool          `json:"interrupted,omitempty"`
+	Played      time.Duration `json:"played,omitempty"`
+}
+
+// RoomConfig configures a Room.
+type RoomConfig struct {
+	Clock Clock
+	// Floor configures the floor; its Clock and OnChange are set by the
+	// room.
+	Floor FloorConfig
+	// Voice speaks messages; nil means text-only, where the floor is held
+	// for a message's estimated reading time.
+	Voice Voice
+	// MaxBacklog bounds how many transcript entries one update carries
+	// (default 30); older ones are summarised as a count.
+	MaxBacklog int
+	// Log receives every event (nil: none).
+	Log *RunLog
+}
+
+// Room is one run's shared space: the transcript, the floor and the event
+// stream. It is safe for concurrent use.
+type Room struct {
+	cfg   RoomConfig
+	clock Clock
+	start time.Time
+	floor *Floor
+	hub   hub
+
+	mu          sync.Mutex
+	entries     []Entry
+	cursors     map[string]int // agent → number of entries it has seen
+	claims      map[*Claim]int // live claim → its entry's index
+	corrected   chan struct{}
+	corrections int
+}
+
+// NewRoom returns an empty room.
+func NewRoom(cfg RoomConfig) *Room {
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock()
+	}
+	if cfg.MaxBacklog <= 0 {
+		cfg.MaxBacklog = 30
+	}
+	r := &Room{
+		cfg:       cfg,
+		clock:     cfg.Clock,
+		start:     cfg.Clock.Now(),
+		cursors:   map[string]int{},
+		claims:    map[*Claim]int{},
+		corrected: make(chan struct{}),
+	}
+	fc := cfg.Floor
+	fc.Clock = cfg.Clock
+	fc.OnChange = func(s FloorState) {
+		// Called under the floor's lock: publishing never blocks.
+		r.publish(Event{Kind: EventFloor, Agent: s.Speaker, Data: s, key: "floor"})
+	}
+	r.floor = NewFloor(fc)
+	return r
+}
+
+// Floor returns the room's floor.
+func (r *Room) Floor() *Floor { return r.floor }
+
+// Subscribe delivers the room's events until ctx ends. Slow readers get
+// floor and meter updates coalesced to the latest; the room never waits
+// for them.
+func (r *Room) Subscribe(ctx context.Context) *Subscription { return r.hub.subscribe(ctx) }
+
+func (r *Room) publish(e Event) {
+	if e.At.IsZero() {
+		e.At = r.clock.Now()
+	}
+	r.hub.publish(e)
+}
+
+// Transcript returns a copy of every entry so far.
+func (r *Room) Transcript() []Entry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Entry(nil), r.entries...)
+}
+
+func (r *Room) add(e Entry) Entry {
+	r.mu.Lock()
+	e.Seq = len(r.entries) + 1
+	e.At = r.clock.Now()
+	r.entries = append(r.entries, e)
+	if e.Kind == EntryCorrection {
+		r.corrections++
+		close(r.corrected)
+		r.corrected = make(chan struct{})
+	}
+	r.mu.Unlock()
+	r.publish(Event{At: e.At, Kind: EventTranscript, Agent: e.Speaker, Data: e})
+	r.cfg.Log.Write(LogRecord{Event: "transcript", Agent: e.Speaker, Kind: string(e.Kind), Text: e.Text})
+	return e
+}
+
+// Notice adds a system notice to the transcript.
+func (r *Room) Notice(format string, args ...any) {
+	r.add(Entry{Speaker: System, Kind: EntryNotice, Text: fmt.Sprintf(format, args...)})
+}
+
+// Corrected returns a channel closed at the next user correction, so an
+// agent can cancel an in-flight model call and re-issue it with the
+// correction.
+func (r *Room) Corrected() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.corrected
+}
+
+// UserStarts gives the person the floor at once (unmute or push-to-talk):
+// whoever speaks is cut off and their message marked interrupted.
+func (r *Room) UserStarts() {
+	c := r.floor.TakeUser()
+	if c == nil {
+		return
+	}
+	r.mu.Lock()
+	i, ok := r.claims[c]
+	if ok {
+		r.entries[i].Interrupted = true
+		delete(r.claims, c)
+	}
+	var e Entry
+	if ok {
+		e = r.entries[i]
+	}
+	r.mu.Unlock()
+	if ok {
+		r.publish(Event{Kind: EventTranscript, Agent: e.Speaker, Data: e})
+		r.cfg.Log.Write(LogRecord{Event: "interrupted", Agent: e.Speaker, Text: e.Text})
+	}
+}
+
+// UserSays adds what the person said (transcribed) or typed. It reaches
+// every agent's next tool result as a priority instruction.
+func (r *Room) UserSays(text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	r.add(Entry{Speaker: User, Kind: EntryCorrection, Text: text})
+}
+
+// UserStops ends the person's turn on the floor.
+func (r *Room) UserStops() { r.floor.ReleaseUser() }
+
+// Speak claims the floor for speaker and, on success, says text: aloud
+// through the voice, or text-only for its reading time. It returns once
+// the message has started; the floor is released when it ends. A busy
+// floor gives a *BusyError.
+func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return Entry{}, errors.New("speak: empty message")
+	}
+	c, err := r.floor.Claim(speaker)
+	if err != nil {
+		r.cfg.Log.Write(LogRecord{Event: "floor_rejected", Agent: speaker, Error: err.Error()})
+		return Entry{}, fmt.Errorf("speak: %w", err)
+	}
+	r.cfg.Log.Write(LogRecord{Event: "floor_claimed", Agent: speaker})
+	e := r.add(Entry{Speaker: speaker, Kind: EntrySpeech, Text: text})
+	r.mu.Lock()
+	r.claims[c] = e.Seq - 1
+	r.mu.Unlock()
+
+	if r.cfg.Voice == nil {
+		c.ReadFor(r.floor.ReadingTime(text))
+		go r.forget(c, nil)
+		return e, nil
+	}
+	// Say may take until the speech endpoint's first byte; the claim's
+	// time-to-live bounds it.
+	sayCtx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-c.Done():
+			cancel()
+		case <-sayCtx.Done():
+		}
+	}()
+	u, err := r.cfg.Voice.Say(sayCtx, speaker, text)
+	if err != nil {
+		cancel()
+		c.Release()
+		r.forget(c, nil)
+		r.cfg.Log.Write(LogRecord{Event: "speech_failed", Agent: speaker, Error: err.Error()})
+		// The message stays in the transcript: it was said, if not aloud.
+		return e, nil
+	}
+	c.OnInterrupt(u.Stop)
+	c.Playing(r.floor.ReadingTime(text))
+	go func() {
+		defer cancel()
+		select {
+		case <-u.Done():
+			// Record what played before the floor frees, so whoever
+			// speaks next sees the finished entry.
+			r.record(c, u)
+			c.Release()
+		case <-c.Done():
+			u.Stop() // expired or interrupted
+			<-u.Done()
+			r.record(c, u)
+		}
+		r.forget(c, nil)
+	}()
+	return e, nil
+}
+
+// record stores what an utterance played in its entry.
+func (r *Room) record(c *Claim, u Utterance) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i, ok := r.claims[c]
+	if !ok || i >= len(r.entries) {
+		return
+	}
+	r.entries[i].Played = u.Played()
+	if u.Interrupted() {
+		r.entries[i].Interrupted = true
+	}
+}
+
+// forget drops a claim once it has ended.
+func (r *Room) forget(c *Claim, _ Utterance) {
+	<-c.Done()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.claims, c)
+}
+
+// Update is what an agent learns at each tool result: the conversation
+// since its last turn, the floor's state, and the person's corrections.
+type Update struct {
+	Entries     []Entry
+	Omitted     int // older entries left out to bound the prompt
+	Corrections []Entry
+	Floor       FloorState
+	Self        string
+
+	start time.Time // the run's start, for relative times
+}
+
+// Since returns what agent has not seen yet and marks it seen. The agent's
+// own messages are not repeated to it.
+func (r *Room) Since(agent string) Update {
+	r.mu.Lock()
+	from := r.cursors[agent]
+	r.cursors[agent] = len(r.entries)
+	var u Update
+	for _, e := range r.entries[from:] {
+		if e.Kind == EntryCorrection {
+			u.Corrections = append(u.Corrections, e)
+			continue
+		}
+		if e.Speaker == agent {
+			continue
+		}
+		u.Entries = append(u.Entries, e)
+	}
+	r.mu.Unlock()
+	if n := len(u.Entries) - r.cfg.MaxBacklog; n > 0 {
+		u.Omitted = n
+		u.Entries = u.Entries[n:]
+	}
+	u.Floor = r.floor.State()
+	u.Self = agent
+	u.start = r.start
+	return u
+}
+
+// Text renders the update for a tool result. Corrections come first and
+// are marked as priority instructions from the user.
+func (u Update) Text() string {
+	var b strings.Builder
+	for _, c := range u.Corrections {
+		fmt.Fprintf(&b, "<user_correction priority=\"high\">\nPRIORITY INSTRUCTION FROM THE USER (it overrides your task where they conflict): %s\n</user_correction>\n", c.Text)
+	}
+	b.WriteString("<room>\n")
+	if len(u.Entries) == 0 && u.Omitted == 0 {
+		b.WriteString("No new messages since your last turn.\n")
+	} else {
+		b.WriteString("Conversation since your last turn:\n")
+		if u.Omitted > 0 {
+			fmt.Fprintf(&b, "(%d earlier messages omitted)\n", u.Omitted)
+		}
+		for _, e := range u.Entries {
+			fmt.Fprintf(&b, "[+%.1fs] %s: %s", e.At.Sub(u.start).Seconds(), e.Speaker, e.Text)
+			if e.Interrupted {
+				b.WriteString(" (interrupted by the user)")
+			}
+			b.WriteByte('\n')
+		}
+	}
+	s := u.Floor
+	if s.Speaker == u.Self && u.Self != "" {
+		b.WriteString("Floor: you are speaking.\n")
+	} else {
+		fmt.Fprintf(&b, "Floor: %s.\n", s)
+	}
+	b.WriteString("</room>")
+	return b.String()
+}

@@ -1,0 +1,274 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeUtterance is a voice's utterance the test ends by hand.
+type fakeUtterance struct {
+	mu          sync.Mutex
+	done        chan struct{}
+	played      time.Duration
+	interrupted bool
+}
+
+func (u *fakeUtterance) Done() <-chan struct{} { return u.done }
+func (u *fakeUtterance) Played() time.Duration {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.played
+}
+func (u *fakeUtterance) Interrupted() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.interrupted
+}
+func (u *fakeUtterance) Stop() { u.finish(time.Second, true) }
+func (u *fakeUtterance) finish(played time.Duration, interrupted bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	select {
+	case <-u.done:
+		return
+	default:
+	}
+	u.played, u.interrupted = played, interrupted
+	close(u.done)
+}
+
+type fakeVoice struct {
+	mu   sync.Mutex
+	said []*fakeUtterance
+}
+
+func (v *fakeVoice) Say(ctx context.Context, speaker, text string) (Utterance, error) {
+	u := &fakeUtterance{done: make(chan struct{})}
+	v.mu.Lock()
+	v.said = append(v.said, u)
+	v.mu.Unlock()
+	return u, nil
+}
+
+// waitEvent reads sub until an event satisfies ok, failing after a
+// deadline.
+func waitEvent(t *testing.T, sub *Subscription, what string, ok func(Event) bool) Event {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case e, open := <-sub.C():
+			if !open {
+				t.Fatalf("subscription closed waiting for %s", what)
+			}
+			if ok(e) {
+				return e
+			}
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func floorFree(e Event) bool {
+	s, ok := e.Data.(FloorState)
+	return e.Kind == EventFloor && ok && s.Free()
+}
+
+func TestRoomSinceCarriesConversationFloorAndCorrections(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock()
+	r := NewRoom(RoomConfig{Clock: clk})
+	ctx := context.Background()
+
+	if _, err := r.Speak(ctx, "agent 1", "hello"); err != nil {
+		t.Fatal(err)
+	}
+	u := r.Since("agent 2")
+	if len(u.Entries) != 1 || u.Entries[0].Text != "hello" || u.Floor.Speaker != "agent 1" {
+		t.Fatalf("update %+v", u)
+	}
+	txt := u.Text()
+	if !strings.Contains(txt, "agent 1: hello") || !strings.Contains(txt, "agent 1 is speaking") {
+		t.Fatalf("text:\n%s", txt)
+	}
+	// agent 2 is not told twice; agent 1 is not told its own message.
+	if u := r.Since("agent 2"); len(u.Entries) != 0 {
+		t.Fatalf("repeated: %+v", u.Entries)
+	}
+	if u := r.Since("agent 1"); len(u.Entries) != 0 || !strings.Contains(u.Text(), "you are speaking") {
+		t.Fatalf("own message repeated: %s", u.Text())
+	}
+	// agent 2 must wait: busy with time left.
+	_, err := r.Speak(ctx, "agent 2", "hello there")
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.Speaker != "agent 1" {
+		t.Fatalf("speak over agent 1: %v", err)
+	}
+	clk.Advance(r.Floor().ReadingTime("hello"))
+	if !r.Floor().State().Free() {
+		t.Fatal("text-only message still holds the floor after its reading time")
+	}
+	if _, err := r.Speak(ctx, "agent 2", "hello there"); err != nil {
+		t.Fatal(err)
+	}
+
+	r.UserSays("find the most recent repo instead")
+	for _, a := range []string{"agent 1", "agent 2", "planner"} {
+		u := r.Since(a)
+		if len(u.Corrections) != 1 || !strings.HasPrefix(u.Text(), "<user_correction priority=\"high\">\nPRIORITY INSTRUCTION FROM THE USER") ||
+			!strings.Contains(u.Text(), "find the most recent repo instead") {
+			t.Fatalf("%s did not get the correction first:\n%s", a, u.Text())
+		}
+		if u := r.Since(a); len(u.Corrections) != 0 {
+			t.Fatalf("%s got the correction twice", a)
+		}
+	}
+	// A late joiner still gets history and the correction.
+	if u := r.Since("agent 3"); len(u.Corrections) != 1 || len(u.Entries) != 2 {
+		t.Fatalf("late joiner: %+v", u)
+	}
+}
+
+func TestRoomBacklogBounded(t *testing.T) {
+	t.Parallel()
+	r := NewRoom(RoomConfig{Clock: newFakeClock(), MaxBacklog: 3})
+	for i := 0; i < 10; i++ {
+		r.Notice("notice %d", i)
+	}
+	u := r.Since("a")
+	if len(u.Entries) != 3 || u.Omitted != 7 || u.Entries[2].Text != "notice 9" || !strings.Contains(u.Text(), "7 earlier messages omitted") {
+		t.Fatalf("%+v", u)
+	}
+}
+
+func TestRoomVoiceHoldsFloorUntilPlaybackEnds(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock()
+	v := &fakeVoice{}
+	r := NewRoom(RoomConfig{Clock: clk, Voice: v})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub := r.Subscribe(ctx)
+	if _, err := r.Speak(ctx, "agent 1", "a short line"); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(5 * time.Second) // beyond the reading estimate: playback is slow
+	if r.Floor().State().Speaker != "agent 1" {
+		t.Fatal("floor released before the voice reported the end")
+	}
+	v.said[0].finish(4*time.Second, false)
+	waitEvent(t, sub, "release at end of playback", floorFree)
+	if p := r.Transcript()[0].Played; p != 4*time.Second {
+		t.Fatalf("played %v recorded", p)
+	}
+}
+
+func TestRoomUserInterruptsSpeaker(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock()
+	v := &fakeVoice{}
+	r := NewRoom(RoomConfig{Clock: clk, Voice: v})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub := r.Subscribe(ctx)
+	if _, err := r.Speak(ctx, "agent 1", "I will now open the most popular repo"); err != nil {
+		t.Fatal(err)
+	}
+	r.UserStarts()
+	if s := r.Floor().State(); s.Speaker != User {
+		t.Fatalf("user does not hold the floor: %+v", s)
+	}
+	select {
+	case <-v.said[0].Done():
+	default:
+		t.Fatal("agent audio not stopped at once")
+	}
+	if tr := r.Transcript(); !tr[0].Interrupted {
+		t.Fatal("message not marked interrupted")
+	}
+	u := r.Since("agent 2")
+	if !strings.Contains(u.Text(), "(interrupted by the user)") || !strings.Contains(u.Text(), "the user is speaking") {
+		t.Fatalf("update:\n%s", u.Text())
+	}
+	r.UserSays("no, the most recent repo")
+	r.UserStops()
+	if !r.Floor().State().Free() {
+		t.Fatal("floor not free after the user")
+	}
+	waitEvent(t, sub, "the interruption on the event stream", func(e Event) bool {
+		en, ok := e.Data.(Entry)
+		return ok && e.Kind == EventTranscript && en.Interrupted
+	})
+}
+
+func TestRoomEventsNeverBlockAndCoalesce(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock()
+	r := NewRoom(RoomConfig{Clock: clk})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub := r.Subscribe(ctx) // never read until the end
+	for i := 0; i < 20000; i++ {
+		c, err := r.Floor().Claim("agent 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Release()
+	}
+	r.Notice("last")
+	var floor, transcript int
+	var last Event
+	for transcript == 0 {
+		e := <-sub.C()
+		switch e.Kind {
+		case EventFloor:
+			floor++
+		case EventTranscript:
+			transcript++
+			last = e
+		}
+	}
+	if floor > 2 {
+		t.Fatalf("%d floor events delivered to a stalled reader; want them coalesced", floor)
+	}
+	if last.Data.(Entry).Text != "last" {
+		t.Fatalf("last event %+v", last)
+	}
+}
+
+func TestRunLogRedactsAndReplays(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock()
+	var buf bytes.Buffer
+	l := NewRunLog(&buf, clk)
+	l.Redact("sk-very-secret")
+	l.Write(LogRecord{Event: "run_start", Text: "task with key sk-very-secret"})
+	clk.Advance(1500 * time.Millisecond)
+	effect := false
+	l.Write(LogRecord{Event: "tool", Agent: "agent 1", Step: 3, Tool: "click", Args: []byte(`{"ref":"e12"}`), Outcome: "clicked", Effect: &effect})
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "sk-very-secret") {
+		t.Fatal("secret reached the log")
+	}
+	recs, err := ReadRunLog(&buf)
+	if err != nil || len(recs) != 2 {
+		t.Fatal(err, len(recs))
+	}
+	var out bytes.Buffer
+	if err := Replay(&out, recs); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "[redacted]") ||
+		!strings.Contains(lines[1], `1.50s agent 1`) || !strings.Contains(lines[1], `click {"ref":"e12"} → clicked (no visible effect)`) {
+		t.Fatalf("replay:\n%s", out.String())
+	}
+}

@@ -1,0 +1,230 @@
+package agents
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// LogRecord is one line of a run log.
+type LogRecord struct {
+	Time    time.Time       `json:"t"`
+	Event   string          `json:"event"`
+	Agent   string          `json:"agent,omitempty"`
+	PID     int             `json:"pid,omitempty"`
+	Step    int             `json:"step,omitempty"`
+	Tool    string          `json:"tool,omitempty"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	Kind    string          `json:"kind,omitempty"`
+	Text    string          `json:"text,omitempty"`
+	URL     string          `json:"url,omitempty"`
+	Outcome string          `json:"outcome,omitempty"`
+	Effect  *bool           `json:"effect,omitempty"`
+	Bytes   int             `json:"bytes,omitempty"` // observation size
+	Usage   *Usage          `json:"usage,omitempty"`
+	Success *bool           `json:"success,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// RunLog appends a run's events as JSON lines. Secrets registered with
+// Redact never reach it. A nil *RunLog discards everything, so callers need
+// not check. It is safe for concurrent use.
+type RunLog struct {
+	clock Clock
+
+	mu      sync.Mutex
+	w       *bufio.Writer
+	c       io.Closer
+	secrets []string
+	err     error
+}
+
+// NewRunLog writes records to w.
+func NewRunLog(w io.Writer, clock Clock) *RunLog {
+	if clock == nil {
+		clock = SystemClock()
+	}
+	l := &RunLog{clock: clock, w: bufio.NewWriter(w)}
+	if c, ok := w.(io.Closer); ok {
+		l.c = c
+	}
+	return l
+}
+
+// CreateRunLog creates dir/runID.jsonl, readable only by the user since a
+// run log can hold what pages showed.
+func CreateRunLog(dir, runID string, clock Clock) (*RunLog, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create run log: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, runID+".jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create run log: %w", err)
+	}
+	return NewRunLog(f, clock), nil
+}
+
+// Redact makes the log replace secret wherever it would appear.
+func (l *RunLog) Redact(secret string) {
+	if l == nil || len(secret) < 4 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.secrets = append(l.secrets, secret)
+}
+
+// Write appends rec, stamping its time. Records are flushed at once so a
+// crash loses nothing and a watcher can tail the file.
+func (l *RunLog) Write(rec LogRecord) {
+	if l == nil {
+		return
+	}
+	if rec.Time.IsZero() {
+		rec.Time = l.clock.Now()
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		b, _ = json.Marshal(LogRecord{Time: rec.Time, Event: "log_error", Error: err.Error()})
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	line := string(b)
+	for _, s := range l.secrets {
+		line = strings.ReplaceAll(line, s, "[redacted]")
+		// The JSON form of a secret with quotes or backslashes differs.
+		if js, _ := json.Marshal(s); len(js) > 2 {
+			line = strings.ReplaceAll(line, string(js[1:len(js)-1]), "[redacted]")
+		}
+	}
+	if _, err := l.w.WriteString(line + "\n"); err != nil && l.err == nil {
+		l.err = err
+	}
+	if err := l.w.Flush(); err != nil && l.err == nil {
+		l.err = err
+	}
+}
+
+// Close flushes and closes the log, reporting the first write error.
+func (l *RunLog) Close() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.w.Flush(); err != nil && l.err == nil {
+		l.err = err
+	}
+	if l.c != nil {
+		if err := l.c.Close(); err != nil && l.err == nil {
+			l.err = err
+		}
+	}
+	return l.err
+}
+
+// ReadRunLog decodes a run log.
+func ReadRunLog(r io.Reader) ([]LogRecord, error) {
+	var out []LogRecord
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(strings.TrimSpace(sc.Text())) == 0 {
+			continue
+		}
+		var rec LogRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return out, fmt.Errorf("read run log line %d: %w", n, err)
+		}
+		out = append(out, rec)
+	}
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("read run log: %w", err)
+	}
+	return out, nil
+}
+
+// Replay writes recs as a readable timeline, one line per record, with
+// times relative to the first record.
+func Replay(w io.Writer, recs []LogRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	start := recs[0].Time
+	for _, r := range recs {
+		if _, err := fmt.Fprintln(w, FormatRecord(r, start)); err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+	}
+	return nil
+}
+
+// FormatRecord renders one record as a line, times relative to start.
+func FormatRecord(r LogRecord, start time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%8.2fs ", r.Time.Sub(start).Seconds())
+	who := r.Agent
+	if who == "" {
+		who = "run"
+	}
+	fmt.Fprintf(&b, "%-10s %-16s", who, r.Event)
+	if r.Step > 0 {
+		fmt.Fprintf(&b, " #%d", r.Step)
+	}
+	if r.Tool != "" {
+		fmt.Fprintf(&b, " %s", r.Tool)
+		if len(r.Args) > 0 {
+			fmt.Fprintf(&b, " %s", clip(string(r.Args), 160))
+		}
+	}
+	if r.Kind != "" {
+		fmt.Fprintf(&b, " [%s]", r.Kind)
+	}
+	if r.Text != "" {
+		fmt.Fprintf(&b, " %q", clip(r.Text, 200))
+	}
+	if r.Outcome != "" {
+		fmt.Fprintf(&b, " → %s", clip(r.Outcome, 160))
+	}
+	if r.Effect != nil && !*r.Effect {
+		b.WriteString(" (no visible effect)")
+	}
+	if r.URL != "" {
+		fmt.Fprintf(&b, " @ %s", r.URL)
+	}
+	if r.Bytes > 0 {
+		fmt.Fprintf(&b, " (%d bytes)", r.Bytes)
+	}
+	if r.Usage != nil {
+		fmt.Fprintf(&b, " tokens %d↑ %d↓ $%.4f", r.Usage.PromptTokens, r.Usage.CompletionTokens, r.Usage.Cost)
+	}
+	if r.Success != nil {
+		if *r.Success {
+			b.WriteString(" success")
+		} else {
+			b.WriteString(" FAILED")
+		}
+	}
+	if r.Error != "" {
+		fmt.Fprintf(&b, " error: %s", clip(r.Error, 200))
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
