@@ -1,0 +1,569 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+)
+
+// Options configures a Browser. The zero value launches a headless Chromium
+// with a throwaway profile and a 1280x800 viewport.
+type Options struct {
+	// ExecPath is the Chromium executable; empty means FindChrome.
+	ExecPath string
+	// RemoteURL, when set, is a ws:// CDP endpoint (a browser farm such as
+	// browserless or a Selenium Grid node) to connect to instead of
+	// launching a browser.
+	RemoteURL string
+	// ProfileDir is a persistent user data directory (kept between runs, so
+	// logins survive); empty means a throwaway profile.
+	ProfileDir string
+	// Headed shows browser windows; it needs a display.
+	Headed bool
+	// Width and Height are every tab's viewport in CSS pixels.
+	Width, Height int
+	// Scale is the device scale factor to emulate (default 1). Screenshots
+	// are always taken at ScreenshotScale regardless of it.
+	Scale float64
+	// ScreenshotScale is screenshot pixels per CSS pixel (default 1);
+	// ClickAt takes coordinates in these pixels.
+	ScreenshotScale float64
+	// CallTimeout bounds any call whose context has no deadline (default 30s).
+	CallTimeout time.Duration
+	// SettleTimeout bounds the wait after an action (default 3s).
+	SettleTimeout time.Duration
+	// AllowSchemes lists URL schemes allowed besides http, https, about and
+	// data, for example "file" or "chrome". javascript: is never allowed.
+	AllowSchemes []string
+	// KeepSiteIsolation keeps Chromium's site-per-process isolation. By
+	// default a launched browser turns it off so cross-origin iframes are
+	// observable in the page's own process; connected browsers keep theirs.
+	KeepSiteIsolation bool
+	// Flags are extra Chromium command-line switches.
+	Flags map[string]any
+	// Logf receives diagnostic lines; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+func (o *Options) defaults() {
+	if o.Width <= 0 {
+		o.Width = 1280
+	}
+	if o.Height <= 0 {
+		o.Height = 800
+	}
+	if o.Scale <= 0 {
+		o.Scale = 1
+	}
+	if o.ScreenshotScale <= 0 {
+		o.ScreenshotScale = 1
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = 30 * time.Second
+	}
+	if o.SettleTimeout <= 0 {
+		o.SettleTimeout = 3 * time.Second
+	}
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+}
+
+// FindChrome returns the path of a Chromium or Chrome executable: the
+// VROOM_CHROME variable first, then the usual install locations of Linux,
+// macOS and Windows, then the PATH.
+func FindChrome() (string, error) {
+	if p := os.Getenv("VROOM_CHROME"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("VROOM_CHROME=%s: %w", p, ErrNoBrowser)
+		}
+		return p, nil
+	}
+	var candidates []string
+	switch runtime.GOOS {
+	case "darwin":
+		candidates = []string{
+			"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+			"/Applications/Chromium.app/Contents/MacOS/Chromium",
+			"/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
+			"/Applications/Brave Browser.app/Contents/MacOS/Brave Browser",
+		}
+	case "windows":
+		for _, env := range []string{"ProgramFiles", "ProgramFiles(x86)", "LocalAppData"} {
+			if dir := os.Getenv(env); dir != "" {
+				candidates = append(candidates,
+					filepath.Join(dir, `Google\Chrome\Application\chrome.exe`),
+					filepath.Join(dir, `Chromium\Application\chrome.exe`),
+					filepath.Join(dir, `Microsoft\Edge\Application\msedge.exe`))
+			}
+		}
+	default:
+		// Debian's /usr/bin/chromium is a shell wrapper; the real binary
+		// starts faster and reports errors directly.
+		candidates = []string{
+			"/usr/lib/chromium/chromium",
+			"/usr/lib/chromium-browser/chromium-browser",
+			"/opt/google/chrome/chrome",
+			"/snap/bin/chromium",
+		}
+	}
+	for _, c := range candidates {
+		if st, err := os.Stat(c); err == nil && !st.IsDir() {
+			return c, nil
+		}
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome", "msedge"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNoBrowser
+}
+
+// Browser is one Chromium, launched or connected. Its tabs are listed,
+// opened, leased and closed through it. It is safe for concurrent use.
+type Browser struct {
+	opts   Options
+	parent context.Context
+
+	mu       sync.Mutex
+	run      *session
+	tabs     map[string]*Tab
+	order    []string
+	subs     map[*subscriber]struct{}
+	pending  map[string]string // popup target -> opener, seen before attach
+	closed   bool
+	closeErr error
+}
+
+// session is one life of the browser process; Relaunch replaces it.
+type session struct {
+	allocCancel context.CancelFunc
+	ctx         context.Context // the chromedp browser context
+	cancel      context.CancelFunc
+	rootID      string
+	dead        chan struct{}
+	deadErr     error
+}
+
+// Launch starts (or, with RemoteURL, connects to) a browser. Cancelling ctx
+// closes the browser, so the context tree mirrors app → browser → tab.
+func Launch(ctx context.Context, opts Options) (*Browser, error) {
+	opts.defaults()
+	b := &Browser{opts: opts, parent: ctx, tabs: map[string]*Tab{}, subs: map[*subscriber]struct{}{}, pending: map[string]string{}}
+	if err := b.start(ctx); err != nil {
+		return nil, err
+	}
+	context.AfterFunc(ctx, func() { b.Close() })
+	return b, nil
+}
+
+// Connect attaches to a remote browser at a ws:// CDP endpoint.
+func Connect(ctx context.Context, wsURL string, opts Options) (*Browser, error) {
+	if !strings.HasPrefix(wsURL, "ws://") && !strings.HasPrefix(wsURL, "wss://") {
+		return nil, fmt.Errorf("connect %q: %w: want a ws:// URL", wsURL, ErrBadArgument)
+	}
+	opts.RemoteURL = wsURL
+	return Launch(ctx, opts)
+}
+
+func (b *Browser) allocator(parent context.Context) (context.Context, context.CancelFunc, error) {
+	o := b.opts
+	if o.RemoteURL != "" {
+		ctx, cancel := remote.NewAllocator(parent, o.RemoteURL, remote.WithDialTimeout(10*time.Second))
+		return ctx, cancel, nil
+	}
+	path := o.ExecPath
+	if path == "" {
+		p, err := FindChrome()
+		if err != nil {
+			return nil, nil, err
+		}
+		path = p
+	}
+	flags := slices.Clone(chromedp.DefaultExecAllocatorOptions[:])
+	disabled := "Translate,BlinkGenPropertyTrees,MediaRouter,OptimizationHints,AutofillServerCommunication"
+	if !o.KeepSiteIsolation {
+		disabled += ",SitePerProcess,IsolateOrigins"
+		flags = append(flags, chromedp.Flag("disable-site-isolation-trials", true))
+	}
+	flags = append(flags,
+		chromedp.ExecPath(path),
+		chromedp.DisableGPU,
+		// A closed network: no update checks, sync, QUIC probes or
+		// field trials, which otherwise retry forever.
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-features", disabled),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.WindowSize(o.Width, o.Height),
+	)
+	if os.Geteuid() == 0 {
+		flags = append(flags, chromedp.NoSandbox)
+	}
+	if o.ProfileDir != "" {
+		if err := os.MkdirAll(o.ProfileDir, 0o700); err != nil {
+			return nil, nil, fmt.Errorf("profile dir: %w", err)
+		}
+		flags = append(flags, chromedp.UserDataDir(o.ProfileDir))
+	}
+	if o.Headed {
+		flags = append(flags, chromedp.VisibleWindow)
+	}
+	for k, v := range o.Flags {
+		flags = append(flags, chromedp.Flag(k, v))
+	}
+	ctx, cancel := chromedp.NewExecAllocator(parent, flags...)
+	return ctx, cancel, nil
+}
+
+func (b *Browser) start(ctx context.Context) error {
+	allocCtx, allocCancel, err := b.allocator(b.parent)
+	if err != nil {
+		return fmt.Errorf("launch: %w", err)
+	}
+	bctx, bcancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(b.opts.Logf), chromedp.WithErrorf(b.opts.Logf))
+	startCtx, cancelStart := context.WithTimeout(ctx, 30*time.Second)
+	defer cancelStart()
+	// The first Do starts the process and opens its first tab; the tab is
+	// adopted like any other.
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(bctx) }()
+	select {
+	case err = <-done:
+	case <-startCtx.Done():
+		err = startCtx.Err()
+	}
+	if err != nil {
+		bcancel()
+		allocCancel()
+		if errors.Is(err, chromedp.ErrNoDisplay) {
+			return fmt.Errorf("launch headed browser: %w", err)
+		}
+		return fmt.Errorf("launch: %w: %w", ErrBrowserClosed, err)
+	}
+	c := chromedp.FromContext(bctx)
+	s := &session{allocCancel: allocCancel, ctx: bctx, cancel: bcancel, rootID: string(c.Target.TargetID), dead: make(chan struct{})}
+	b.mu.Lock()
+	b.run = s
+	b.mu.Unlock()
+
+	if err := chromedp.ListenBrowser(bctx, func(ev any) { b.onBrowserEvent(s, ev) }); err != nil {
+		return fmt.Errorf("launch: %w", err)
+	}
+	if _, err := cdp.Call(startCtx, c.Browser, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
+		return fmt.Errorf("launch: discover targets: %w", err)
+	}
+	go func() {
+		select {
+		case <-c.Browser.LostConnection:
+			b.lost(s, fmt.Errorf("%w: connection lost", ErrBrowserClosed))
+		case <-bctx.Done():
+			b.lost(s, fmt.Errorf("%w", ErrBrowserClosed))
+		}
+	}()
+	if _, err := b.adopt(startCtx, s, s.rootID, ""); err != nil {
+		return err
+	}
+	// A remote browser or a restored profile can hold tabs already.
+	res, err := cdp.Call(startCtx, c.Browser, target.GetTargets, target.GetTargetsParams{})
+	if err == nil {
+		for _, info := range res.TargetInfos {
+			if info.Type == "page" && string(info.TargetID) != s.rootID {
+				b.adopt(startCtx, s, string(info.TargetID), string(info.OpenerID))
+			}
+		}
+	}
+	return nil
+}
+
+// lost fails every tab of the session once the browser is gone.
+func (b *Browser) lost(s *session, err error) {
+	b.mu.Lock()
+	select {
+	case <-s.dead:
+		b.mu.Unlock()
+		return
+	default:
+	}
+	s.deadErr = err
+	close(s.dead)
+	var gone []*Tab
+	if b.run == s {
+		for _, id := range b.order {
+			gone = append(gone, b.tabs[id])
+		}
+		b.tabs = map[string]*Tab{}
+		b.order = nil
+	}
+	closing := b.closed
+	b.mu.Unlock()
+	for _, t := range gone {
+		t.kill(err)
+	}
+	if !closing {
+		b.emit(Event{Kind: BrowserClosed, Err: err.Error()})
+	}
+}
+
+// Alive reports whether the browser process is still connected.
+func (b *Browser) Alive() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.run == nil || b.closed {
+		return false
+	}
+	select {
+	case <-b.run.dead:
+		return false
+	default:
+		return true
+	}
+}
+
+// Relaunch closes whatever is left of the browser and starts a new one with
+// the same options. Tabs of the old browser are gone (their calls return
+// ErrBrowserClosed); the tab list afterwards holds only the new browser's.
+func (b *Browser) Relaunch(ctx context.Context) error {
+	b.mu.Lock()
+	old := b.run
+	if b.closed {
+		b.mu.Unlock()
+		return fmt.Errorf("relaunch: %w", ErrBrowserClosed)
+	}
+	b.mu.Unlock()
+	if old != nil {
+		b.lost(old, fmt.Errorf("%w: relaunched", ErrBrowserClosed))
+		old.cancel()
+		old.allocCancel()
+	}
+	if err := b.start(ctx); err != nil {
+		return fmt.Errorf("relaunch: %w", err)
+	}
+	return nil
+}
+
+// Close closes the browser (or disconnects from a remote one) and every tab.
+func (b *Browser) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return b.closeErr
+	}
+	b.closed = true
+	s := b.run
+	subs := b.subs
+	b.subs = map[*subscriber]struct{}{}
+	b.mu.Unlock()
+	if s != nil {
+		b.lost(s, fmt.Errorf("%w: closed", ErrBrowserClosed))
+		s.cancel()
+		s.allocCancel()
+	}
+	for sub := range subs {
+		sub.close()
+	}
+	return nil
+}
+
+func (b *Browser) session() (*session, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || b.run == nil {
+		return nil, ErrBrowserClosed
+	}
+	select {
+	case <-b.run.dead:
+		return nil, b.run.deadErr
+	default:
+	}
+	return b.run, nil
+}
+
+func (b *Browser) onBrowserEvent(s *session, ev any) {
+	// This runs in chromedp's read loop: no commands here, only state and
+	// goroutines.
+	switch ev := ev.(type) {
+	case *target.EventTargetCreated:
+		info := ev.TargetInfo
+		if info == nil || info.Type != "page" {
+			return
+		}
+		id := string(info.TargetID)
+		b.mu.Lock()
+		_, known := b.tabs[id]
+		b.mu.Unlock()
+		if known || id == s.rootID {
+			return
+		}
+		if info.OpenerID != "" {
+			// A popup: adopt it even though nobody asked for it.
+			go b.adopt(s.ctx, s, id, string(info.OpenerID))
+		}
+	case *target.EventTargetInfoChanged:
+		info := ev.TargetInfo
+		if info == nil {
+			return
+		}
+		b.mu.Lock()
+		t := b.tabs[string(info.TargetID)]
+		b.mu.Unlock()
+		if t != nil {
+			t.update(func(ti *TabInfo) bool {
+				ch := ti.Title != info.Title || ti.URL != info.URL
+				ti.Title, ti.URL = info.Title, info.URL
+				return ch
+			})
+		}
+	case *target.EventTargetDestroyed:
+		b.drop(string(ev.TargetID), fmt.Errorf("%w: closed from elsewhere", ErrTabClosed))
+	case *target.EventTargetCrashed:
+		b.mu.Lock()
+		t := b.tabs[string(ev.TargetID)]
+		b.mu.Unlock()
+		if t != nil {
+			t.crashed(fmt.Errorf("%w: %s", ErrTabCrashed, ev.Status))
+		}
+	}
+}
+
+// drop removes a tab from the list and fails its pending calls.
+func (b *Browser) drop(id string, err error) {
+	b.mu.Lock()
+	t := b.tabs[id]
+	if t != nil {
+		delete(b.tabs, id)
+		b.order = slices.DeleteFunc(b.order, func(s string) bool { return s == id })
+	}
+	b.mu.Unlock()
+	if t != nil {
+		t.kill(err)
+		b.emit(Event{Kind: TabClosed, Tab: t.Info()})
+	}
+}
+
+// adopt attaches to a page target and registers it as a Tab.
+func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Tab, error) {
+	var tctx context.Context
+	var cancel context.CancelFunc
+	if id == s.rootID {
+		tctx, cancel = s.ctx, func() {}
+	} else {
+		tctx, cancel = chromedp.NewContext(s.ctx, chromedp.WithTargetID(target.ID(id)))
+	}
+	t := newTab(b, s, id, tctx, cancel)
+	b.mu.Lock()
+	if prev, ok := b.tabs[id]; ok {
+		b.mu.Unlock()
+		cancel()
+		return prev, nil
+	}
+	b.tabs[id] = t
+	b.order = append(b.order, id)
+	b.mu.Unlock()
+	if err := t.attach(ctx); err != nil {
+		b.drop(id, err)
+		return nil, fmt.Errorf("attach tab %s: %w", id, err)
+	}
+	if opener != "" {
+		b.mu.Lock()
+		ot := b.tabs[opener]
+		b.mu.Unlock()
+		t.update(func(ti *TabInfo) bool { ti.Opener = opener; return true })
+		if ot != nil {
+			ot.handPopup(t)
+		}
+		b.emit(Event{Kind: TabPopup, Tab: t.Info(), Opener: opener})
+	} else {
+		b.emit(Event{Kind: TabOpened, Tab: t.Info()})
+	}
+	return t, nil
+}
+
+// Open opens a new tab at url ("" or about:blank for an empty one).
+func (b *Browser) Open(ctx context.Context, url string) (*Tab, error) {
+	if url == "" {
+		url = "about:blank"
+	}
+	if err := b.checkURL(url); err != nil {
+		return nil, fmt.Errorf("open %s: %w", url, err)
+	}
+	s, err := b.session()
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	res, err := cdp.Call(cctx, chromedp.FromContext(s.ctx).Browser, target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: new(true)})
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", b.mapErr(err))
+	}
+	t, err := b.adopt(cctx, s, string(res.TargetID), "")
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	if url != "about:blank" {
+		if _, err := t.Navigate(ctx, url); err != nil {
+			return t, fmt.Errorf("open: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// Tab returns the tab with the id.
+func (b *Browser) Tab(id string) (*Tab, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t := b.tabs[id]; t != nil {
+		return t, nil
+	}
+	return nil, fmt.Errorf("tab %s: %w", id, ErrTabClosed)
+}
+
+func (b *Browser) mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrBrowserClosed) || errors.Is(err, ErrTabClosed) || errors.Is(err, ErrTabCrashed) {
+		return err
+	}
+	if !b.Alive() {
+		return fmt.Errorf("%w: %w", ErrBrowserClosed, err)
+	}
+	return err
+}
+
+// checkURL refuses schemes that run code or read the disk unless allowed.
+func (b *Browser) checkURL(u string) error {
+	i := strings.IndexByte(u, ':')
+	if i <= 0 {
+		return fmt.Errorf("%w: %q has no scheme", ErrURLNotAllowed, u)
+	}
+	scheme := strings.ToLower(strings.TrimSpace(u[:i]))
+	switch scheme {
+	case "http", "https", "about", "data":
+		return nil
+	case "javascript":
+		return fmt.Errorf("%w: javascript: URLs are never navigated", ErrURLNotAllowed)
+	}
+	if slices.Contains(b.opts.AllowSchemes, scheme) {
+		return nil
+	}
+	return fmt.Errorf("%w: scheme %q (allow it with Options.AllowSchemes)", ErrURLNotAllowed, scheme)
+}

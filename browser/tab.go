@@ -1,0 +1,442 @@
+package browser
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+//go:embed walker.js
+var walkerJS string
+
+// Tab is one browser tab. All its methods are safe for concurrent use;
+// observations and actions on one tab run one at a time.
+type Tab struct {
+	b      *Browser
+	s      *session
+	id     string
+	ctx    context.Context // chromedp tab context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	info    TabInfo
+	lease   *Lease
+	dead    context.Context
+	kill0   context.CancelCauseFunc
+	removed bool
+
+	op      sync.Mutex // serialises observe and act
+	worlds  map[cdp.FrameID]*world
+	nextRef int
+	refs    map[string]refLoc
+	version int
+	bases   baselines
+
+	sc screencaster
+}
+
+type world struct {
+	frame  cdp.FrameID
+	loader cdp.LoaderID
+	ctxID  runtime.ExecutionContextID
+}
+
+// refLoc remembers which document a ref was handed out in, so a ref from
+// before a navigation is reported stale rather than silently re-aimed.
+type refLoc struct {
+	frame  cdp.FrameID
+	loader cdp.LoaderID
+}
+
+func newTab(b *Browser, s *session, id string, ctx context.Context, cancel context.CancelFunc) *Tab {
+	dead, kill := context.WithCancelCause(context.Background())
+	t := &Tab{b: b, s: s, id: id, ctx: ctx, cancel: cancel, dead: dead, kill0: kill,
+		worlds: map[cdp.FrameID]*world{}, refs: map[string]refLoc{}, nextRef: 1}
+	t.info = TabInfo{ID: id}
+	t.sc.t = t
+	return t
+}
+
+// ID is the tab's stable identifier (its CDP target id).
+func (t *Tab) ID() string { return t.id }
+
+// Info returns the tab's current description.
+func (t *Tab) Info() TabInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	info := t.info
+	if t.lease != nil {
+		info.Owner = t.lease.owner
+	}
+	return info
+}
+
+func (t *Tab) update(f func(*TabInfo) bool) {
+	t.mu.Lock()
+	changed := f(&t.info)
+	removed := t.removed
+	t.mu.Unlock()
+	if changed && !removed {
+		t.b.emit(Event{Kind: TabUpdated, Tab: t.Info()})
+	}
+}
+
+func (t *Tab) kill(err error) {
+	t.mu.Lock()
+	t.removed = true
+	t.mu.Unlock()
+	t.kill0(err)
+	t.sc.stopAll()
+	t.cancel()
+}
+
+func (t *Tab) crashed(err error) {
+	t.mu.Lock()
+	t.info.Crashed = true
+	t.mu.Unlock()
+	t.kill0(err)
+	t.b.emit(Event{Kind: TabCrashed, Tab: t.Info(), Err: err.Error()})
+}
+
+func (t *Tab) target() *chromedp.Target { return chromedp.FromContext(t.ctx).Target }
+
+func (t *Tab) attach(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(t.ctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return err
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if err := chromedp.Listen(t.ctx, t.onEvent); err != nil {
+		return err
+	}
+	tg := t.target()
+	if _, err := cdp.Call(ctx, tg, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: int64(t.b.opts.Width), Height: int64(t.b.opts.Height), DeviceScaleFactor: t.b.opts.Scale,
+	}); err != nil {
+		return err
+	}
+	if ch, err := chromedp.Detached(t.ctx); err == nil {
+		go func() {
+			select {
+			case <-ch:
+				t.b.drop(t.id, fmt.Errorf("%w: detached", ErrTabClosed))
+			case <-t.dead.Done():
+			}
+		}()
+	}
+	if info, err := cdp.Call(ctx, chromedp.FromContext(t.s.ctx).Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(t.id)}); err == nil && info.TargetInfo != nil {
+		t.mu.Lock()
+		t.info.URL, t.info.Title = info.TargetInfo.URL, info.TargetInfo.Title
+		t.mu.Unlock()
+	}
+	return nil
+}
+
+func (t *Tab) onEvent(ev any) {
+	switch ev := ev.(type) {
+	case *page.EventFrameStartedLoading:
+		if t.isMain(ev.FrameID) {
+			t.update(func(ti *TabInfo) bool { ch := !ti.Loading; ti.Loading = true; return ch })
+		}
+	case *page.EventFrameStoppedLoading:
+		if t.isMain(ev.FrameID) {
+			t.update(func(ti *TabInfo) bool { ch := ti.Loading; ti.Loading = false; return ch })
+			go t.refreshFavicon()
+		}
+	case *page.EventScreencastFrame:
+		t.sc.frame(ev)
+	}
+}
+
+func (t *Tab) isMain(id cdp.FrameID) bool {
+	c := chromedp.FromContext(t.ctx)
+	if c == nil || c.Target == nil {
+		return false
+	}
+	// Without a parent frame id in the event, the top frame's id equals the
+	// target id for page targets.
+	return string(id) == t.id
+}
+
+func (t *Tab) refreshFavicon() {
+	ctx, cancel := context.WithTimeout(t.dead, 2*time.Second)
+	defer cancel()
+	res, err := cdp.Call(ctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{
+		Expression:    `(() => { const l = document.querySelector('link[rel~="icon"]'); return l ? l.href : (location.protocol.startsWith('http') ? location.origin + '/favicon.ico' : ''); })()`,
+		ReturnByValue: new(true), Silent: new(true),
+	})
+	if err != nil || res.Result == nil {
+		return
+	}
+	var fav string
+	if json.Unmarshal(res.Result.Value, &fav) == nil {
+		t.update(func(ti *TabInfo) bool { ch := ti.Favicon != fav; ti.Favicon = fav; return ch })
+	}
+}
+
+// ownerKey carries the caller's identity for lease checks.
+type ownerKey struct{}
+
+// WithOwner returns a context whose calls act as owner (an agent id, or
+// "user" for the person). Calls on a tab leased to someone else fail.
+func WithOwner(ctx context.Context, owner string) context.Context {
+	return context.WithValue(ctx, ownerKey{}, owner)
+}
+
+// OwnerFrom returns the owner set by WithOwner, or "".
+func OwnerFrom(ctx context.Context) string {
+	o, _ := ctx.Value(ownerKey{}).(string)
+	return o
+}
+
+// Lease is exclusive use of a tab by one owner for a whole
+// read-think-act sequence.
+type Lease struct {
+	t     *Tab
+	owner string
+	ctx   context.Context
+	stop  func() bool
+	once  sync.Once
+}
+
+// Owner is the lease holder.
+func (l *Lease) Owner() string { return l.owner }
+
+// Release gives the tab back. It is safe to call more than once.
+func (l *Lease) Release() {
+	l.once.Do(func() {
+		l.stop()
+		t := l.t
+		t.mu.Lock()
+		if t.lease == l {
+			t.lease = nil
+		}
+		t.mu.Unlock()
+		t.b.emit(Event{Kind: TabReleased, Tab: t.Info()})
+	})
+}
+
+// Lease gives owner exclusive use of the tab until Release or until ctx
+// ends. Anyone else's calls get a *LeaseError (ErrTabLeased). Leasing a tab
+// the owner already holds returns the existing lease.
+func (t *Tab) Lease(ctx context.Context, owner string) (*Lease, error) {
+	if owner == "" {
+		return nil, fmt.Errorf("lease %s: %w: empty owner", t.id, ErrBadArgument)
+	}
+	if err := context.Cause(t.dead); err != nil {
+		return nil, fmt.Errorf("lease %s: %w", t.id, err)
+	}
+	t.mu.Lock()
+	if l := t.lease; l != nil {
+		t.mu.Unlock()
+		if l.owner == owner {
+			return l, nil
+		}
+		return nil, &LeaseError{Tab: t.id, Holder: l.owner}
+	}
+	l := &Lease{t: t, owner: owner, ctx: ctx}
+	t.lease = l
+	t.mu.Unlock()
+	l.stop = context.AfterFunc(ctx, l.Release)
+	t.b.emit(Event{Kind: TabLeased, Tab: t.Info()})
+	return l, nil
+}
+
+// handPopup gives a popup to whoever holds the opener.
+func (t *Tab) handPopup(p *Tab) {
+	t.mu.Lock()
+	l := t.lease
+	t.mu.Unlock()
+	if l != nil {
+		p.Lease(l.ctx, l.owner)
+	}
+}
+
+// begin checks the lease and returns a context for one call that ends at
+// the caller's deadline (or CallTimeout), or when the tab dies, with the
+// tab's failure as cause.
+func (t *Tab) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	t.mu.Lock()
+	l := t.lease
+	t.mu.Unlock()
+	if l != nil && l.owner != OwnerFrom(ctx) {
+		return nil, nil, &LeaseError{Tab: t.id, Holder: l.owner}
+	}
+	if err := context.Cause(t.dead); err != nil {
+		return nil, nil, err
+	}
+	var cancelT context.CancelFunc = func() {}
+	if _, ok := ctx.Deadline(); !ok {
+		ctx, cancelT = context.WithTimeout(ctx, t.b.opts.CallTimeout)
+	}
+	cctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(t.dead, func() { cancel(context.Cause(t.dead)) })
+	return cctx, func() { stop(); cancel(nil); cancelT() }, nil
+}
+
+// fail maps an error from inside a call to the typed error a caller can
+// act on: the tab's death beats the transport's wording.
+func (t *Tab) fail(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cause := context.Cause(t.dead); cause != nil {
+		if errors.Is(err, cause) {
+			return err
+		}
+		return cause
+	}
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) && !errors.Is(c, context.DeadlineExceeded) {
+		return c
+	}
+	if errors.Is(err, chromedp.ErrTargetDetached) {
+		return fmt.Errorf("%w: %w", ErrTabClosed, err)
+	}
+	return t.b.mapErr(err)
+}
+
+// Close closes the tab.
+func (t *Tab) Close(ctx context.Context) error {
+	cctx, cancel, err := t.begin(ctx)
+	if err != nil {
+		if errors.Is(err, ErrTabCrashed) {
+			cctx, cancel = context.WithTimeout(ctx, 5*time.Second)
+		} else {
+			return fmt.Errorf("close %s: %w", t.id, err)
+		}
+	}
+	defer cancel()
+	_, err = cdp.Call(cctx, chromedp.FromContext(t.s.ctx).Browser, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(t.id)})
+	t.b.drop(t.id, fmt.Errorf("%w: closed", ErrTabClosed))
+	if err != nil && !errors.Is(err, ErrTabClosed) {
+		return fmt.Errorf("close %s: %w", t.id, t.b.mapErr(err))
+	}
+	return nil
+}
+
+// Activate brings the tab to the front of its window.
+func (t *Tab) Activate(ctx context.Context) error {
+	cctx, cancel, err := t.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("activate %s: %w", t.id, err)
+	}
+	defer cancel()
+	if _, err := cdp.Call(cctx, chromedp.FromContext(t.s.ctx).Browser, target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(t.id)}); err != nil {
+		return fmt.Errorf("activate %s: %w", t.id, t.fail(cctx, err))
+	}
+	return nil
+}
+
+// frames returns the frame tree flattened, top frame first.
+func (t *Tab) frames(ctx context.Context) ([]*cdp.Frame, error) {
+	res, err := cdp.Call(ctx, t.target(), page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	var out []*cdp.Frame
+	var walk func(ft *page.FrameTree)
+	walk = func(ft *page.FrameTree) {
+		if ft == nil || ft.Frame == nil {
+			return
+		}
+		out = append(out, ft.Frame)
+		for _, c := range ft.ChildFrames {
+			walk(c)
+		}
+	}
+	walk(res.FrameTree)
+	if len(out) == 0 {
+		return nil, errors.New("no frames")
+	}
+	return out, nil
+}
+
+// world returns the isolated world of a frame's current document, creating
+// and priming it on first use. Caller holds t.op.
+func (t *Tab) world(ctx context.Context, f *cdp.Frame) (*world, error) {
+	if w := t.worlds[f.ID]; w != nil && w.loader == f.LoaderID {
+		return w, nil
+	}
+	res, err := cdp.Call(ctx, t.target(), page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.ID, WorldName: "vroom"})
+	if err != nil {
+		return nil, err
+	}
+	w := &world{frame: f.ID, loader: f.LoaderID, ctxID: res.ExecutionContextID}
+	if err := t.evalIn(ctx, w, walkerJS, nil); err != nil {
+		return nil, err
+	}
+	t.worlds[f.ID] = w
+	return w, nil
+}
+
+// evalIn evaluates expr in the world, awaiting promises, and decodes the
+// JSON result into out (when non-nil).
+func (t *Tab) evalIn(ctx context.Context, w *world, expr string, out any) error {
+	res, err := cdp.Call(ctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{
+		Expression: expr, ContextID: w.ctxID, ReturnByValue: new(true), AwaitPromise: new(true), Silent: new(true),
+	})
+	if err != nil {
+		if strings.Contains(err.Error(), "Cannot find context") {
+			delete(t.worlds, w.frame)
+		}
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		msg := res.ExceptionDetails.Text
+		if res.ExceptionDetails.Exception != nil {
+			msg += " " + res.ExceptionDetails.Exception.Description
+		}
+		return fmt.Errorf("page script: %s", msg)
+	}
+	if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
+		return nil
+	}
+	return json.Unmarshal(res.Result.Value, out)
+}
+
+// call invokes __vroom.fn(args...) in the world.
+func (t *Tab) call(ctx context.Context, w *world, fn string, out any, args ...any) error {
+	var sb strings.Builder
+	sb.WriteString("__vroom.")
+	sb.WriteString(fn)
+	sb.WriteByte('(')
+	for i, a := range args {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		j, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		sb.Write(j)
+	}
+	sb.WriteByte(')')
+	return t.evalIn(ctx, w, sb.String(), out)
+}
+
+// mainWorld returns the world of the top frame.
+func (t *Tab) mainWorld(ctx context.Context) (*world, *cdp.Frame, error) {
+	fs, err := t.frames(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := t.world(ctx, fs[0])
+	return w, fs[0], err
+}

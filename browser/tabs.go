@@ -1,0 +1,166 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// TabInfo is a compact description of a tab, safe to copy.
+type TabInfo struct {
+	ID      string `json:"id"`
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	Favicon string `json:"favicon,omitempty"`
+	Loading bool   `json:"loading,omitempty"`
+	// Owner holds the tab's lease, empty when nobody does.
+	Owner string `json:"owner,omitempty"`
+	// Opener is the tab that opened this one as a popup.
+	Opener  string `json:"opener,omitempty"`
+	Crashed bool   `json:"crashed,omitempty"`
+}
+
+// EventKind names what happened to a tab.
+type EventKind string
+
+// Event kinds.
+const (
+	TabOpened     EventKind = "opened"
+	TabClosed     EventKind = "closed"
+	TabUpdated    EventKind = "updated" // title, URL, favicon or loading changed
+	TabPopup      EventKind = "popup"   // a page opened a popup; Opener names it
+	TabCrashed    EventKind = "crashed"
+	TabLeased     EventKind = "leased"
+	TabReleased   EventKind = "released"
+	BrowserClosed EventKind = "browser-closed"
+)
+
+// Event is a change to the browser's tabs.
+type Event struct {
+	Kind   EventKind `json:"kind"`
+	Tab    TabInfo   `json:"tab"`
+	Opener string    `json:"opener,omitempty"`
+	Err    string    `json:"err,omitempty"`
+}
+
+type subscriber struct {
+	ch   chan Event
+	once sync.Once
+}
+
+func (s *subscriber) close() { s.once.Do(func() { close(s.ch) }) }
+
+// Subscribe returns a channel of tab events that closes when ctx ends or the
+// browser closes. A subscriber that falls 64 events behind loses the
+// newest ones; Tabs is always the accurate state.
+func (b *Browser) Subscribe(ctx context.Context) <-chan Event {
+	s := &subscriber{ch: make(chan Event, 64)}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		s.close()
+		return s.ch
+	}
+	b.subs[s] = struct{}{}
+	b.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		delete(b.subs, s)
+		b.mu.Unlock()
+		s.close()
+	})
+	return s.ch
+}
+
+func (b *Browser) emit(ev Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for s := range b.subs {
+		select {
+		case s.ch <- ev:
+		default:
+		}
+	}
+}
+
+// TabQuery filters a tab listing.
+type TabQuery struct {
+	// Search matches the title or URL, case-insensitively.
+	Search string
+	// Owner keeps only tabs leased to this owner; "-" keeps unleased tabs.
+	Owner string
+	// Limit caps the rows returned (0 means 20).
+	Limit int
+}
+
+// TabList is a filtered listing. Matched counts every tab that matched, so
+// Truncated tells the reader it only has part of the answer.
+type TabList struct {
+	Tabs      []TabInfo `json:"tabs"`
+	Matched   int       `json:"matched"`
+	Truncated bool      `json:"truncated"`
+}
+
+// Tabs lists the open tabs in the order they were opened.
+func (b *Browser) Tabs(q TabQuery) TabList {
+	b.mu.Lock()
+	tabs := make([]*Tab, 0, len(b.order))
+	for _, id := range b.order {
+		tabs = append(tabs, b.tabs[id])
+	}
+	b.mu.Unlock()
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	search := strings.ToLower(q.Search)
+	var l TabList
+	for _, t := range tabs {
+		info := t.Info()
+		if search != "" && !strings.Contains(strings.ToLower(info.Title), search) && !strings.Contains(strings.ToLower(info.URL), search) {
+			continue
+		}
+		if q.Owner == "-" && info.Owner != "" || q.Owner != "" && q.Owner != "-" && info.Owner != q.Owner {
+			continue
+		}
+		l.Matched++
+		if len(l.Tabs) < limit {
+			l.Tabs = append(l.Tabs, info)
+		}
+	}
+	l.Truncated = l.Matched > len(l.Tabs)
+	return l
+}
+
+// String is the compact form for a model: one row per tab.
+func (l TabList) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%d tabs", l.Matched)
+	if l.Truncated {
+		fmt.Fprintf(&sb, " (showing %d; narrow with search or owner)", len(l.Tabs))
+	}
+	sb.WriteByte('\n')
+	for _, t := range l.Tabs {
+		fmt.Fprintf(&sb, "%s %q %s", t.ID, clipText(t.Title, 60), clipText(t.URL, 80))
+		if t.Owner != "" {
+			fmt.Fprintf(&sb, " owner=%s", t.Owner)
+		}
+		if t.Loading {
+			sb.WriteString(" loading")
+		}
+		if t.Crashed {
+			sb.WriteString(" crashed")
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

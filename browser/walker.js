@@ -1,0 +1,647 @@
+// The in-page half of the browser package. It runs in an isolated world of
+// each frame, so page scripts can neither see nor tamper with it, and it
+// keeps refs in a WeakMap instead of stamping attributes: observing a page
+// never mutates its DOM (no MutationObserver or attributeChangedCallback
+// fires because we looked).
+(() => {
+  if (globalThis.__vroom) return;
+
+  const ROLE_BY_TAG = {
+    A: 'link', BUTTON: 'button', SELECT: 'combobox', TEXTAREA: 'textbox',
+    SUMMARY: 'button', OPTION: 'option', H1: 'heading', H2: 'heading',
+    H3: 'heading', DIALOG: 'dialog', IMG: 'img',
+  };
+  const INPUT_ROLE = {
+    button: 'button', submit: 'button', reset: 'button', image: 'button',
+    checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton',
+    search: 'searchbox', file: 'button', color: 'button',
+  };
+  // Roles that make an element a control an agent can act on.
+  const CONTROL_ROLES = new Set([
+    'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem',
+    'menuitemcheckbox', 'menuitemradio', 'option', 'combobox', 'listbox',
+    'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'gridcell',
+  ]);
+  const SENSITIVE_AC = /(cc-number|cc-csc|cc-exp|one-time-code|current-password|new-password)/i;
+  const SENSITIVE_NAME = /(pass(word|wd)?|pwd|card.?(num|no)|cc.?(num|no)|cvv|cvc|csc|security.?code|otp|one.?time|\bpin\b|2fa|totp)/i;
+
+  const S = {
+    refs: new WeakMap(),   // element -> ref
+    byRef: new Map(),      // ref -> {w: WeakRef, keys: [...]}
+    muts: 0,               // mutations seen since install
+    lastMut: 0,            // performance.now() of the last mutation
+  };
+  new MutationObserver((list) => {
+    S.muts += list.length;
+    S.lastMut = performance.now();
+  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+
+  function roleOf(el, tag) {
+    const r = el.getAttribute('role');
+    if (r) return r.split(' ')[0];
+    if (tag === 'INPUT') {
+      const t = (el.getAttribute('type') || 'text').toLowerCase();
+      if (t === 'hidden') return '';
+      if (el.hasAttribute('list')) return 'combobox';
+      return INPUT_ROLE[t] || 'textbox';
+    }
+    if (tag === 'A') return el.hasAttribute('href') ? 'link' : '';
+    if (tag === 'SELECT') return (el.multiple || el.size > 1) ? 'listbox' : 'combobox';
+    if (tag === 'H4' || tag === 'H5' || tag === 'H6') return 'heading';
+    const r2 = ROLE_BY_TAG[tag];
+    if (r2) return r2;
+    if (el.isContentEditable && el.getAttribute('contenteditable') !== null) return 'textbox';
+    return '';
+  }
+
+  // isCandidate is the cheap first filter: tag and attributes only, no
+  // style or layout, so wide pages are rejected fast.
+  function candidateRole(el, tag) {
+    const role = roleOf(el, tag);
+    if (CONTROL_ROLES.has(role)) return role;
+    if (tag === 'LABEL' || tag === 'DIV' || tag === 'SPAN' || tag === 'LI' || tag === 'TD' || tag === 'CANVAS' || tag === 'IMG') {
+      if (el.hasAttribute('onclick')) return role || 'button';
+      const ti = el.getAttribute('tabindex');
+      if (ti !== null && +ti >= 0) return role || (tag === 'CANVAS' ? 'canvas' : 'generic');
+    }
+    return '';
+  }
+
+  const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+  const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
+
+  function textOf(el) {
+    let t = squash(el.textContent);
+    if (!t) {
+      const img = el.querySelector && el.querySelector('img[alt],[aria-label]');
+      if (img) t = squash(img.getAttribute('alt') || img.getAttribute('aria-label'));
+    }
+    return t;
+  }
+
+  function byIdText(el, ids) {
+    const root = el.getRootNode();
+    return squash(ids.split(/\s+/).map((id) => {
+      const n = root.getElementById ? root.getElementById(id) : document.getElementById(id);
+      return n ? (n.getAttribute('aria-label') || n.textContent) : '';
+    }).join(' '));
+  }
+
+  function nameOf(el, tag, role) {
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) { const t = byIdText(el, lb); if (t) return t; }
+    const al = el.getAttribute('aria-label');
+    if (al && al.trim()) return squash(al);
+    if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA') {
+      const type = (el.type || '').toLowerCase();
+      if (type === 'submit' || type === 'button' || type === 'reset') return squash(el.value) || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '');
+      if (type === 'image') return squash(el.alt || el.value || 'Submit');
+      if (el.labels && el.labels.length) {
+        const parts = [];
+        for (const l of el.labels) {
+          // A label that wraps the control would repeat its value.
+          let t = '';
+          for (const n of l.childNodes) {
+            if (n.nodeType === 3) t += n.textContent;
+            else if (n !== el && n.nodeType === 1 && !n.contains(el) && n.tagName !== 'SELECT' && n.tagName !== 'INPUT' && n.tagName !== 'TEXTAREA') t += ' ' + n.textContent;
+            else if (n.nodeType === 1 && n !== el && n.contains(el)) t += ' ' + n.textContent;
+          }
+          parts.push(squash(t));
+        }
+        const t = squash(parts.join(' '));
+        if (t) return t;
+      }
+      return squash(el.getAttribute('title') || el.getAttribute('placeholder') || el.getAttribute('aria-placeholder') || el.getAttribute('name') || '');
+    }
+    if (tag === 'IMG') return squash(el.alt || el.title);
+    const t = textOf(el);
+    if (t) return t;
+    return squash(el.getAttribute('title') || el.getAttribute('aria-placeholder') || '');
+  }
+
+  function sensitive(el, tag) {
+    if (tag !== 'INPUT' && tag !== 'TEXTAREA') return false;
+    const type = (el.getAttribute('type') || '').toLowerCase();
+    if (type === 'password') return true;
+    if (SENSITIVE_AC.test(el.getAttribute('autocomplete') || '')) return true;
+    if (type && type !== 'text' && type !== 'tel' && type !== 'number' && type !== 'search') return false;
+    return SENSITIVE_NAME.test((el.getAttribute('name') || '') + ' ' + (el.id || '') + ' ' + (el.getAttribute('aria-label') || '') + ' ' + (el.getAttribute('placeholder') || ''));
+  }
+
+  function valueOf(el, tag, role, sens) {
+    let v = '';
+    if (tag === 'INPUT') {
+      const type = (el.type || '').toLowerCase();
+      if (type === 'checkbox' || type === 'radio' || type === 'submit' || type === 'button' || type === 'reset' || type === 'image') return '';
+      if (type === 'file') v = Array.from(el.files || []).map((f) => f.name).join(', ');
+      else v = el.value;
+    } else if (tag === 'TEXTAREA') v = el.value;
+    else if (tag === 'SELECT') v = Array.from(el.selectedOptions || []).map((o) => squash(o.textContent)).join(', ');
+    else if (role === 'textbox' || role === 'searchbox') v = squash(el.textContent);
+    else if (role === 'combobox') v = squash(el.getAttribute('aria-valuetext') || el.getAttribute('data-value') || '');
+    else if (role === 'slider' || role === 'spinbutton') v = squash(el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || '');
+    if (sens && v) return '***';
+    return clip(v || '', 80);
+  }
+
+  function deepActive() {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  }
+
+  function composedContains(anc, el) {
+    for (let n = el; n; ) {
+      if (n === anc) return true;
+      if (n.parentElement) n = n.parentElement;
+      else { const r = n.getRootNode(); n = r && r.host ? r.host : null; }
+    }
+    return false;
+  }
+
+  function activeDialog() {
+    // The topmost open dialog: a modal <dialog>, else an aria-modal one,
+    // else the last visible dialog in document order.
+    let best = null; let bestRank = -1;
+    for (const d of document.querySelectorAll('dialog[open],[role=dialog],[role=alertdialog]')) {
+      if (!d.checkVisibility({ visibilityProperty: true })) continue;
+      const r = d.getBoundingClientRect();
+      if (r.width < 2 || r.height < 2) continue;
+      let rank = 1;
+      if (d.tagName === 'DIALOG' && d.matches(':modal')) rank = 3;
+      else if (d.getAttribute('aria-modal') === 'true') rank = 2;
+      if (rank >= bestRank) { best = d; bestRank = rank; }
+    }
+    return best;
+  }
+
+  // Per-observation index of each parent's children by tag, so a control's
+  // nth-of-type position is found without rescanning its earlier siblings
+  // (the quadratic trap on a row of 5,000 buttons).
+  function positioner() {
+    const idx = new Map();
+    return (el) => {
+      const p = el.parentNode;
+      if (!p) return 1;
+      let m = idx.get(p);
+      if (!m) {
+        m = new Map();
+        const counts = {};
+        for (let c = p.firstElementChild; c; c = c.nextElementSibling) {
+          const k = c.tagName;
+          counts[k] = (counts[k] || 0) + 1;
+          m.set(c, counts[k]);
+        }
+        idx.set(p, m);
+      }
+      return m.get(el) || 1;
+    };
+  }
+
+  function pathOf(el, pos) {
+    const parts = [];
+    for (let n = el, depth = 0; n && n.nodeType === 1 && depth < 12; depth++) {
+      parts.push(n.tagName.toLowerCase() + ':' + pos(n));
+      if (n.parentElement) n = n.parentElement;
+      else { const r = n.getRootNode(); n = r && r.host ? r.host : null; if (n) parts.push('#shadow'); }
+    }
+    return parts.reverse().join('/');
+  }
+
+  // keysOf is the recovery identity, strongest first.
+  function keysOf(el, tag, role, name, pos) {
+    const k = [];
+    if (el.id) k.push('id:' + tag + '#' + el.id);
+    const nm = el.getAttribute('name');
+    if (nm) k.push('name:' + tag + ':' + nm + ((el.type === 'radio' || el.type === 'checkbox') ? '=' + el.value : ''));
+    if (tag === 'A' && el.getAttribute('href')) k.push('href:' + el.getAttribute('href') + '|' + name);
+    const al = el.getAttribute('aria-label') || el.getAttribute('aria-controls') || el.getAttribute('data-testid');
+    if (al) k.push('aria:' + role + ':' + al);
+    if (name) k.push('rn:' + role + ':' + name);
+    k.push('pos:' + pathOf(el, pos));
+    return k;
+  }
+
+  function orphanIndex() {
+    const idx = new Map();
+    for (const [ref, e] of S.byRef) {
+      const el = e.w.deref();
+      if (el && el.isConnected) continue;
+      for (const key of e.keys) {
+        const prev = idx.get(key);
+        // A key that several orphans share identifies none of them.
+        idx.set(key, prev === undefined ? ref : null);
+      }
+    }
+    return idx;
+  }
+
+  function refFor(el, keys, next, orphans) {
+    let ref = S.refs.get(el);
+    if (ref) {
+      const e = S.byRef.get(ref);
+      if (e && e.w.deref() === el) { e.keys = keys; return [ref, next]; }
+    }
+    if (orphans) {
+      for (const key of keys) {
+        const r = orphans.get(key);
+        if (r) {
+          orphans.delete(key);
+          for (const [k2, v2] of orphans) if (v2 === r) orphans.delete(k2);
+          S.refs.set(el, r);
+          S.byRef.set(r, { w: new WeakRef(el), keys });
+          return [r, next];
+        }
+      }
+    }
+    ref = 'e' + next;
+    S.refs.set(el, ref);
+    S.byRef.set(ref, { w: new WeakRef(el), keys });
+    return [ref, next + 1];
+  }
+
+  function visibleLabelBox(el) {
+    if (!el.labels) return null;
+    for (const l of el.labels) {
+      const r = l.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0 && l.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return r;
+    }
+    return null;
+  }
+
+  // walk visits every element in document order, entering open shadow
+  // roots, and calls fn(el, tag). Iframes are walked in their own world.
+  function walk(root, fn) {
+    const stack = [root];
+    while (stack.length) {
+      const n = stack.pop();
+      if (n.nodeType === 1) {
+        const tag = n.tagName;
+        if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'TEMPLATE' || tag === 'NOSCRIPT' || tag === 'HEAD') continue;
+        fn(n, tag);
+        if (n.shadowRoot) stack.push(n.shadowRoot);
+      }
+      for (let c = n.lastElementChild; c; c = c.previousElementSibling) stack.push(c);
+    }
+  }
+
+  function observe(o) {
+    const t0 = performance.now();
+    const vw = innerWidth, vh = innerHeight;
+    const limit = o.limit > 0 ? o.limit : 40;
+    const roles = o.roles && o.roles.length ? new Set(o.roles) : null;
+    const query = (o.query || '').toLowerCase();
+    const dlg = activeDialog();
+    const cands = [];
+    const heads = [];
+    let order = 0;
+    walk(document.documentElement, (el, tag) => {
+      if ((tag === 'H1' || tag === 'H2' || tag === 'H3') && heads.length < 12) {
+        if (el.checkVisibility()) heads.push(clip(squash(el.textContent), 80));
+      }
+      const role = candidateRole(el, tag);
+      if (!role) return;
+      if (roles && !roles.has(role)) return;
+      let r = el.getBoundingClientRect();
+      let viaLabel = false;
+      if (r.width === 0 && r.height === 0 && !(tag === 'INPUT')) return;
+      if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) {
+        // A transparent native checkbox under a styled label still holds
+        // the state and takes the click: keep it, boxed by its label.
+        if (tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio') && el.checkVisibility({ visibilityProperty: true })) {
+          const lr = visibleLabelBox(el);
+          if (!lr) return;
+          if (r.width * r.height < 4 || !el.checkVisibility({ opacityProperty: true })) { r = lr; viaLabel = true; }
+        } else return;
+      } else if (r.width === 0 || r.height === 0) {
+        const lr = tag === 'INPUT' ? visibleLabelBox(el) : null;
+        if (!lr) return;
+        r = lr; viaLabel = true;
+      }
+      const inView = r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw;
+      const inDlg = dlg ? composedContains(dlg, el) : false;
+      cands.push({ el, tag, role, r, inView, inDlg, viaLabel, order: order++ });
+    });
+    const walkMs = performance.now() - t0;
+
+    let pool = cands;
+    if (query) {
+      pool = cands.filter((c) => {
+        c.name = nameOf(c.el, c.tag, c.role);
+        return c.name.toLowerCase().includes(query) || (c.el.getAttribute('placeholder') || '').toLowerCase().includes(query);
+      });
+    }
+    const dist = (c) => (c.r.top >= vh ? c.r.top - vh : c.r.bottom <= 0 ? -c.r.bottom : 0) + (c.r.left >= vw ? c.r.left - vw : c.r.right <= 0 ? -c.r.right : 0);
+    const group = (c) => (c.inDlg ? 0 : c.inView ? 1 : 2);
+    // Only the selected few are sorted fully; everything else is counted.
+    let chosen;
+    if (o.all) chosen = pool.slice();
+    else {
+      const g0 = [], g1 = [], g2 = [];
+      for (const c of pool) (c.inDlg ? g0 : c.inView ? g1 : g2).push(c);
+      chosen = g0.concat(g1);
+      if (chosen.length < limit) {
+        g2.sort((a, b) => dist(a) - dist(b) || a.order - b.order);
+        chosen = chosen.concat(g2.slice(0, limit - chosen.length));
+      }
+      chosen = chosen.slice(0, limit);
+    }
+    chosen.sort((a, b) => group(a) - group(b) || (group(a) === 2 ? dist(a) - dist(b) : 0) || a.order - b.order);
+
+    const pos = positioner();
+    const orphans = orphanIndex();
+    const act = deepActive();
+    let next = o.nextRef || 1;
+    const controls = [];
+    for (const c of chosen) {
+      const el = c.el;
+      const name = c.name !== undefined ? c.name : nameOf(el, c.tag, c.role);
+      const keys = keysOf(el, c.tag, c.role, name, pos);
+      let ref;
+      [ref, next] = refFor(el, keys, next, orphans.size ? orphans : null);
+      const sens = sensitive(el, c.tag);
+      const ctl = {
+        ref, role: c.role, name: clip(name, 80),
+        value: valueOf(el, c.tag, c.role, sens),
+        box: [Math.round(c.r.left), Math.round(c.r.top), Math.round(c.r.width), Math.round(c.r.height)],
+        inView: c.inView,
+      };
+      if (c.inDlg) ctl.inDialog = true;
+      if (sens) ctl.sensitive = true;
+      if (c.tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) ctl.checked = el.indeterminate ? 'mixed' : String(el.checked);
+      else if (el.hasAttribute('aria-checked')) ctl.checked = el.getAttribute('aria-checked');
+      else if (el.hasAttribute('aria-pressed')) ctl.checked = el.getAttribute('aria-pressed');
+      if (el.hasAttribute('aria-expanded')) ctl.expanded = el.getAttribute('aria-expanded');
+      if (el.getAttribute('aria-selected') === 'true' || (c.tag === 'OPTION' && el.selected)) ctl.selected = true;
+      if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true' || el.closest('[inert]')) ctl.disabled = true;
+      if (act === el) ctl.focused = true;
+      if (c.tag === 'SELECT') ctl.options = Array.from(el.options).slice(0, 12).map((x) => clip(squash(x.textContent), 40));
+      if (c.tag === 'A') ctl.href = clip(el.getAttribute('href') || '', 120);
+      controls.push(ctl);
+    }
+    // Hand back only live entries so the map cannot grow without bound.
+    if (S.byRef.size > 4 * (controls.length + 500)) {
+      for (const [r, e] of S.byRef) { const el = e.w.deref(); if (!el || !el.isConnected) S.byRef.delete(r); }
+    }
+    let text = '';
+    let textCut = false;
+    const tmax = o.textMax === undefined ? 600 : o.textMax;
+    if (tmax > 0 && document.body) {
+      const tw = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      const seen = new Map();
+      for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+        const p = n.parentElement;
+        if (!p || p.tagName === 'SCRIPT' || p.tagName === 'STYLE' || p.tagName === 'NOSCRIPT') continue;
+        const s = squash(n.textContent);
+        if (!s) continue;
+        let vis = seen.get(p);
+        if (vis === undefined) { vis = p.checkVisibility({ visibilityProperty: true }); seen.set(p, vis); }
+        if (!vis) continue;
+        text += (text ? ' ' : '') + s;
+        if (text.length > tmax) { text = text.slice(0, tmax - 1) + '…'; textCut = true; break; }
+      }
+    }
+    return {
+      url: location.href, title: document.title, vw, vh, sx: scrollX, sy: scrollY,
+      dialog: dlg ? clip(nameOf(dlg, dlg.tagName, 'dialog'), 80) || 'dialog' : '',
+      candidates: pool.length, controls, headings: heads, text, textCut, nextRef: next,
+      walkMs, totalMs: performance.now() - t0,
+    };
+  }
+
+  // resolve finds the element for a ref, recovering it by identity when a
+  // framework has replaced the original node.
+  function resolve(ref) {
+    const e = S.byRef.get(ref);
+    if (!e) return null;
+    const el = e.w.deref();
+    if (el && el.isConnected) return el;
+    const pos = positioner();
+    const want = new Set(e.keys);
+    let best = null; let bestScore = -1;
+    walk(document.documentElement, (n, tag) => {
+      const role = candidateRole(n, tag);
+      if (!role) return;
+      const keys = keysOf(n, tag, role, nameOf(n, tag, role), pos);
+      for (let i = 0; i < keys.length; i++) {
+        if (want.has(keys[i])) {
+          const score = 100 - i * 10 - e.keys.indexOf(keys[i]) * 10;
+          if (score > bestScore && !S.refs.has(n) || (score > bestScore && S.refs.get(n) === ref)) { best = n; bestScore = score; }
+          break;
+        }
+      }
+    });
+    if (best) {
+      S.refs.set(best, ref);
+      e.w = new WeakRef(best);
+    }
+    return best;
+  }
+
+  function hitOK(el, x, y) {
+    let h = document.elementFromPoint(x, y);
+    while (h && h.shadowRoot) {
+      const inner = h.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === h) break;
+      h = inner;
+    }
+    if (!h) return { ok: false, hit: 'nothing' };
+    if (h === el || composedContains(el, h)) return { ok: true };
+    if (el.labels) for (const l of el.labels) if (l === h || composedContains(l, h)) return { ok: true };
+    // A control inside a label that received the hit (a styled wrapper).
+    const lab = h.closest && h.closest('label');
+    if (lab && lab.control === el) return { ok: true };
+    // Custom controls often nest the hit target's parent.
+    if (composedContains(h, el) && h.getBoundingClientRect().width * h.getBoundingClientRect().height <= el.getBoundingClientRect().width * el.getBoundingClientRect().height * 1.5) return { ok: true };
+    let desc = h.tagName.toLowerCase();
+    if (h.id) desc += '#' + h.id;
+    else if (h.className && typeof h.className === 'string') desc += '.' + h.className.trim().split(/\s+/).slice(0, 2).join('.');
+    const nm = squash(h.getAttribute('aria-label') || h.textContent || '');
+    if (nm) desc += ' "' + clip(nm, 40) + '"';
+    return { ok: false, hit: desc };
+  }
+
+  // prepare checks a target and scrolls it into view; it returns the point
+  // to press in frame viewport coordinates.
+  function prepare(ref, scroll) {
+    const el = resolve(ref);
+    if (!el) return { err: 'gone' };
+    if (!el.isConnected) return { err: 'detached' };
+    if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') return { err: 'disabled' };
+    if (el.closest('[inert]')) return { err: 'inert' };
+    let target = el;
+    let r = el.getBoundingClientRect();
+    const tag = el.tagName;
+    const vis = el.checkVisibility({ visibilityProperty: true, opacityProperty: true });
+    if (!vis || r.width * r.height < 4) {
+      const lr = tag === 'INPUT' ? visibleLabelBox(el) : null;
+      if (!lr) {
+        if (!el.checkVisibility({ visibilityProperty: true }) || r.width === 0 || r.height === 0) return { err: 'hidden' };
+      } else {
+        for (const l of el.labels) { const b = l.getBoundingClientRect(); if (b.width > 0) { target = l; break; } }
+      }
+    }
+    r = target.getBoundingClientRect();
+    if (scroll !== false && (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth)) {
+      target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      r = target.getBoundingClientRect();
+    }
+    // Centre of the part of the box that is inside the viewport.
+    const left = Math.max(r.left, 0), top = Math.max(r.top, 0);
+    const right = Math.min(r.right, innerWidth), bottom = Math.min(r.bottom, innerHeight);
+    if (right - left < 1 || bottom - top < 1) return { err: 'offscreen' };
+    const x = (left + right) / 2, y = (top + bottom) / 2;
+    const hit = hitOK(el, x, y);
+    if (!hit.ok) return { err: 'covered', hit: hit.hit, x, y };
+    return { x, y, tag, type: el.type || '', editable: isEditable(el), role: roleOf(el, tag) };
+  }
+
+  function isEditable(el) {
+    if (el.tagName === 'TEXTAREA') return !el.readOnly;
+    if (el.tagName === 'INPUT') return !el.readOnly && !/^(checkbox|radio|submit|button|reset|image|file|range|color)$/i.test(el.type || '');
+    return el.isContentEditable;
+  }
+
+  function recheck(ref, x, y) {
+    const el = resolve(ref);
+    if (!el) return { err: 'gone' };
+    const hit = hitOK(el, x, y);
+    return hit.ok ? {} : { err: 'covered', hit: hit.hit };
+  }
+
+  function fingerprint(ref) {
+    const a = deepActive();
+    const f = { url: location.href, muts: S.muts, scroll: scrollX + ',' + scrollY, focus: a ? (S.refs.get(a) || a.tagName + (a.id ? '#' + a.id : '')) : '' };
+    if (ref) {
+      const el = resolve(ref);
+      if (el) {
+        f.value = 'value' in el ? String(el.value) : '';
+        f.checked = 'checked' in el ? String(el.checked) : (el.getAttribute('aria-checked') || '');
+        f.expanded = el.getAttribute('aria-expanded') || '';
+      }
+    }
+    return f;
+  }
+
+  // settle resolves once the DOM has been quiet for quietMs after the
+  // action, or at maxMs; the host enforces its own deadline on top, since a
+  // hung renderer runs no timers at all.
+  function settle(quietMs, maxMs, cond) {
+    const start = performance.now();
+    return new Promise((res) => {
+      const tick = () => {
+        const now = performance.now();
+        if (cond && check(cond)) return res({ settled: true, cond: true });
+        const quietFor = now - Math.max(S.lastMut, start);
+        if (!cond && quietFor >= quietMs) return res({ settled: true });
+        if (now - start >= maxMs) return res({ settled: false, cond: cond ? check(cond) : undefined });
+        setTimeout(tick, Math.min(16, quietMs));
+      };
+      requestAnimationFrame(() => requestAnimationFrame(tick));
+    });
+  }
+
+  function check(c) {
+    if (c.text) {
+      const t = document.body ? document.body.innerText : '';
+      if (!t.includes(c.text)) return false;
+    }
+    if (c.url && !location.href.includes(c.url)) return false;
+    if (c.ref) {
+      const el = resolve(c.ref);
+      if (!el) return c.gone === true;
+      if (c.gone) return false;
+      if (c.value !== undefined && String(el.value) !== c.value) return false;
+      if (c.checked !== undefined && String(el.checked) !== String(c.checked)) return false;
+    }
+    return true;
+  }
+
+  function prepareType(ref) {
+    const el = resolve(ref);
+    if (!el) return { err: 'gone' };
+    if (!isEditable(el)) return { err: 'not editable' };
+    el.focus();
+    if ('select' in el && typeof el.select === 'function') el.select();
+    else {
+      const sel = getSelection();
+      const rng = document.createRange();
+      rng.selectNodeContents(el);
+      sel.removeAllRanges();
+      sel.addRange(rng);
+    }
+    return { sensitive: sensitive(el, el.tagName) };
+  }
+
+  function focusedInfo() {
+    const a = deepActive();
+    if (!a || a === document.body || a === document.documentElement) return { none: true };
+    return { editable: isEditable(a), tag: a.tagName };
+  }
+
+  function selectNative(ref, option) {
+    const el = resolve(ref);
+    if (!el) return { err: 'gone' };
+    if (el.tagName !== 'SELECT') return { custom: true, expanded: el.getAttribute('aria-expanded'), controls: el.getAttribute('aria-controls') || el.getAttribute('aria-owns') || '' };
+    if (el.disabled) return { err: 'disabled' };
+    const want = option.toLowerCase();
+    const opts = Array.from(el.options);
+    let o = opts.find((x) => squash(x.textContent).toLowerCase() === want || x.value.toLowerCase() === want);
+    if (!o) o = opts.find((x) => squash(x.textContent).toLowerCase().includes(want));
+    if (!o) return { err: 'no option', options: opts.slice(0, 20).map((x) => squash(x.textContent)) };
+    if (o.disabled) return { err: 'option disabled' };
+    el.focus();
+    el.value = o.value;
+    o.selected = true;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    return { ok: true, chosen: squash(o.textContent) };
+  }
+
+  // findOption looks for a visible role=option for a custom listbox,
+  // preferring the listbox that the combobox controls.
+  function findOption(ref, option, next) {
+    const el = resolve(ref);
+    const want = option.toLowerCase();
+    let scope = document;
+    if (el) {
+      const id = el.getAttribute('aria-controls') || el.getAttribute('aria-owns');
+      const lb = id ? el.getRootNode().getElementById(id) : null;
+      if (lb) scope = lb;
+    }
+    let found = null; let partial = null;
+    const pos = positioner();
+    walk(scope === document ? document.documentElement : scope, (n, tag) => {
+      if (found) return;
+      if (roleOf(n, tag) !== 'option' || tag === 'OPTION') return;
+      if (!n.checkVisibility({ visibilityProperty: true })) return;
+      const nm = nameOf(n, tag, 'option').toLowerCase();
+      if (nm === want) found = n;
+      else if (!partial && nm.includes(want)) partial = n;
+    });
+    const o = found || partial;
+    if (!o) return { err: 'no option' };
+    const keys = keysOf(o, o.tagName, 'option', nameOf(o, o.tagName, 'option'), pos);
+    const [r, n2] = refFor(o, keys, next, null);
+    return { ref: r, nextRef: n2 };
+  }
+
+  function scrollInfo() {
+    return { sx: scrollX, sy: scrollY, vw: innerWidth, vh: innerHeight };
+  }
+
+  function frameBox(el) {
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    return {
+      x: r.left + el.clientLeft + parseFloat(cs.paddingLeft),
+      y: r.top + el.clientTop + parseFloat(cs.paddingTop),
+      w: el.clientWidth, h: el.clientHeight,
+      visible: el.checkVisibility({ visibilityProperty: true }) && r.width > 0 && r.height > 0,
+    };
+  }
+
+  Object.defineProperty(globalThis, '__vroom', {
+    value: { observe, resolve, prepare, recheck, fingerprint, settle, check, prepareType, focusedInfo, selectNative, findOption, scrollInfo, frameBox, muts: () => S.muts },
+  });
+})();
