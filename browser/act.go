@@ -713,6 +713,7 @@ func (t *Tab) selectOption(ctx context.Context, w *world, off [2]float64, a Acti
 		if err := t.call(ctx, w, "settle", &st, 30, 500, nil); err != nil {
 			return err
 		}
+		found.Err = ""
 		if err := t.call(ctx, w, "findOption", &found, a.Ref, a.Option, t.nextRef); err != nil {
 			return err
 		}

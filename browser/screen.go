@@ -61,6 +61,15 @@ func (t *Tab) Screenshot(ctx context.Context, opts ScreenshotOptions) (*Screensh
 }
 
 func (t *Tab) viewportClip(ctx context.Context, scale float64) (*page.Viewport, error) {
+	// The capture multiplies the clip by the device scale factor, which a
+	// headed window or an emulation can change under us: read it live.
+	dpr := t.b.opts.Scale
+	if w, _, err := t.mainWorld(ctx); err == nil {
+		var v float64
+		if t.evalIn(ctx, w, "devicePixelRatio", &v) == nil && v > 0 {
+			dpr = v
+		}
+	}
 	m, err := cdp.Call(ctx, t.target(), page.GetLayoutMetrics, cdp.Empty{})
 	if err != nil {
 		return nil, err
@@ -69,10 +78,9 @@ func (t *Tab) viewportClip(ctx context.Context, scale float64) (*page.Viewport, 
 	if vv == nil {
 		return nil, fmt.Errorf("no visual viewport")
 	}
-	// The clip is in document coordinates, and the capture multiplies by
-	// the device scale factor; dividing it out keeps image pixels a fixed
-	// multiple of CSS pixels.
-	return &page.Viewport{X: vv.PageX, Y: vv.PageY, Width: vv.ClientWidth, Height: vv.ClientHeight, Scale: scale / t.b.opts.Scale}, nil
+	// The clip is in document coordinates; dividing the scale factor out
+	// keeps image pixels a fixed multiple of CSS pixels.
+	return &page.Viewport{X: vv.PageX, Y: vv.PageY, Width: vv.ClientWidth, Height: vv.ClientHeight, Scale: scale / dpr}, nil
 }
 
 func (t *Tab) screenshot(ctx context.Context, opts ScreenshotOptions) (*Screenshot, error) {

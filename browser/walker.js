@@ -22,6 +22,7 @@
     'menuitemcheckbox', 'menuitemradio', 'option', 'combobox', 'listbox',
     'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'gridcell',
   ]);
+  const NO_CONTENT_NAME = new Set(['listbox', 'textbox', 'searchbox', 'combobox', 'dialog', 'alertdialog', 'grid', 'tree', 'menu', 'tablist', 'slider', 'spinbutton']);
   const SENSITIVE_AC = /(cc-number|cc-csc|cc-exp|one-time-code|current-password|new-password)/i;
   const SENSITIVE_NAME = /(pass(word|wd)?|pwd|card.?(num|no)|cc.?(num|no)|cvv|cvc|csc|security.?code|otp|one.?time|\bpin\b|2fa|totp)/i;
 
@@ -114,6 +115,8 @@
       return squash(el.getAttribute('title') || el.getAttribute('placeholder') || el.getAttribute('aria-placeholder') || el.getAttribute('name') || '');
     }
     if (tag === 'IMG') return squash(el.alt || el.title);
+    // Containers and fields are not named by their content.
+    if (NO_CONTENT_NAME.has(role)) return squash(el.getAttribute('title') || el.getAttribute('aria-placeholder') || el.getAttribute('placeholder') || '');
     const t = textOf(el);
     if (t) return t;
     return squash(el.getAttribute('title') || el.getAttribute('aria-placeholder') || '');
