@@ -90,6 +90,11 @@ func (l *RunLog) Write(rec LogRecord) {
 	if rec.Time.IsZero() {
 		rec.Time = l.clock.Now()
 	}
+	if len(rec.Args) > 0 && !json.Valid(rec.Args) {
+		// Malformed arguments are logged as the text they were.
+		q, _ := json.Marshal(string(rec.Args))
+		rec.Args = q
+	}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		b, _ = json.Marshal(LogRecord{Time: rec.Time, Event: "log_error", Error: err.Error()})

@@ -1,0 +1,325 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Budget bounds a run (seed 004: a cap on steps, time and cost, plus a
+// kill switch).
+type Budget struct {
+	// Steps is each agent's limit on model turns (default 100).
+	Steps int
+	// Wall is the whole run's time limit (0: none).
+	Wall time.Duration
+	// Tokens is the whole run's token limit (0: none).
+	Tokens int
+	// Cost is the whole run's limit in dollars, from the price table (0:
+	// none).
+	Cost float64
+}
+
+// Question is an ask_user card: a question with 2 to 6 answers.
+type Question struct {
+	Agent    string   `json:"agent"`
+	Question string   `json:"question"`
+	Options  []string `json:"options"`
+}
+
+// Asker puts a question to the person and returns their answer. It blocks
+// until they answer or ctx ends.
+type Asker interface {
+	Ask(ctx context.Context, q Question) (string, error)
+}
+
+// AskFunc adapts a function to Asker.
+type AskFunc func(ctx context.Context, q Question) (string, error)
+
+// Ask calls f.
+func (f AskFunc) Ask(ctx context.Context, q Question) (string, error) { return f(ctx, q) }
+
+// Config configures a Run.
+type Config struct {
+	Model *Model
+	Tabs  TabProvider
+	// Voice speaks messages aloud; nil is text-only.
+	Voice Voice
+	Clock Clock
+	// Log records every event of the run (nil: none).
+	Log    *RunLog
+	Policy Policy
+	// Confirm approves irreversible actions; nil denies them (headless)
+	// unless Policy.AllowIrreversible.
+	Confirm Confirmer
+	// Ask answers ask_user; nil tells agents nobody is there.
+	Ask    Asker
+	Budget Budget
+	// MaxAgents limits executors running at once (default 4).
+	MaxAgents int
+	// MaxSpawns limits executors spawned in the whole run (default 16).
+	MaxSpawns int
+	Floor     FloorConfig
+	// KeepCallsOnCorrection leaves in-flight model calls alone when the
+	// person corrects; by default they are cancelled and re-issued with
+	// the correction, so steering takes effect on the next step.
+	KeepCallsOnCorrection bool
+	// MaxBacklog bounds the conversation one tool result carries.
+	MaxBacklog int
+}
+
+// Result is a run's outcome.
+type Result struct {
+	Summary string     `json:"summary"`
+	Success bool       `json:"success"`
+	Steps   int        `json:"steps"`
+	Usage   Usage      `json:"usage"`
+	Procs   []ProcInfo `json:"procs"`
+}
+
+// StepInfo is one executed tool call, for the UI and the log.
+type StepInfo struct {
+	Agent   string `json:"agent"`
+	PID     int    `json:"pid,omitempty"`
+	Step    int    `json:"step"`
+	Tool    string `json:"tool"`
+	Args    string `json:"args,omitempty"`
+	Outcome string `json:"outcome"`
+	Effect  bool   `json:"effect"`
+	URL     string `json:"url,omitempty"`
+}
+
+// RunInfo reports a run's start and end on the event stream.
+type RunInfo struct {
+	State   string `json:"state"` // started, done, failed, killed
+	Task    string `json:"task,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	Success bool   `json:"success"`
+}
+
+// ErrKilled is the cause of a run stopped by its kill switch or a budget.
+var ErrKilled = errors.New("run killed")
+
+// Run is one task: a planner, its executors and their room.
+type Run struct {
+	cfg   Config
+	clock Clock
+	room  *Room
+	procs *procTable
+	gate  *gate
+	log   *RunLog
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	mu    sync.Mutex
+	usage Usage
+}
+
+// NewRun prepares a run; Execute starts it.
+func NewRun(ctx context.Context, cfg Config) *Run {
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock()
+	}
+	if cfg.Budget.Steps <= 0 {
+		cfg.Budget.Steps = 100
+	}
+	if cfg.MaxAgents <= 0 {
+		cfg.MaxAgents = 4
+	}
+	if cfg.MaxSpawns <= 0 {
+		cfg.MaxSpawns = 16
+	}
+	r := &Run{cfg: cfg, clock: cfg.Clock, log: cfg.Log}
+	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	r.room = NewRoom(RoomConfig{Clock: cfg.Clock, Floor: cfg.Floor, Voice: cfg.Voice, Log: cfg.Log, MaxBacklog: cfg.MaxBacklog})
+	r.procs = newProcTable(cfg.MaxAgents, cfg.MaxSpawns, cfg.Clock, func(p ProcInfo) {
+		r.room.publish(Event{Kind: EventProcess, Agent: p.Agent, Data: p, key: fmt.Sprintf("proc:%d", p.PID)})
+	})
+	r.gate = newGate(cfg.Policy, cfg.Confirm)
+	if cfg.Budget.Wall > 0 {
+		t := cfg.Clock.AfterFunc(cfg.Budget.Wall, func() {
+			r.Kill(fmt.Sprintf("wall-time budget of %s exhausted", cfg.Budget.Wall))
+		})
+		context.AfterFunc(r.ctx, func() { t.Stop() })
+	}
+	return r
+}
+
+// Room returns the run's room.
+func (r *Run) Room() *Room { return r.room }
+
+// Procs returns the process table.
+func (r *Run) Procs() []ProcInfo { return r.procs.list() }
+
+// Usage returns the run's token use so far.
+func (r *Run) Usage() Usage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.usage
+}
+
+// Kill stops every agent of the run: the kill switch.
+func (r *Run) Kill(why string) {
+	if r.ctx.Err() != nil {
+		return
+	}
+	r.log.Write(LogRecord{Event: "killed", Text: why})
+	r.room.Notice("run stopped: %s", why)
+	r.procs.killAll(why)
+	r.cancel(fmt.Errorf("%w: %s", ErrKilled, why))
+}
+
+// addUsage meters one model call against the run's budget.
+func (r *Run) addUsage(u Usage) {
+	r.mu.Lock()
+	r.usage = r.usage.Add(u)
+	total := r.usage
+	r.mu.Unlock()
+	r.room.publish(Event{Kind: EventUsage, Data: total, key: "usage"})
+	b := r.cfg.Budget
+	switch {
+	case b.Tokens > 0 && total.Total() > b.Tokens:
+		r.Kill(fmt.Sprintf("token budget of %d exhausted", b.Tokens))
+	case b.Cost > 0 && total.Cost > b.Cost:
+		r.Kill(fmt.Sprintf("cost budget of $%.2f exhausted", b.Cost))
+	}
+}
+
+// Execute runs task to the planner's done, or until the run is killed.
+// tabs are ids of tabs the person gave the task (drag and drop), which the
+// planner may pass to spawn.
+func (r *Run) Execute(ctx context.Context, task string, tabs ...string) (Result, error) {
+	stop := context.AfterFunc(ctx, func() { r.Kill("cancelled") })
+	defer stop()
+	r.log.Write(LogRecord{Event: "run_start", Text: task})
+	r.room.publish(Event{Kind: EventRun, Data: RunInfo{State: "started", Task: task}})
+
+	p := newPlanner(r, task, tabs)
+	fin, err := p.run(r.ctx)
+	// Whatever the planner did, no executor outlives the run.
+	r.procs.killAll("the run ended")
+	res := Result{Summary: fin.summary, Success: fin.success && err == nil, Steps: p.steps, Usage: r.Usage(), Procs: r.procs.list()}
+	if err != nil {
+		if cause := context.Cause(r.ctx); cause != nil && errors.Is(cause, ErrKilled) {
+			err = cause
+		}
+		if res.Summary == "" {
+			res.Summary = err.Error()
+		}
+	}
+	ok := res.Success
+	r.log.Write(LogRecord{Event: "run_done", Text: res.Summary, Success: &ok, Usage: &res.Usage, Error: errString(err)})
+	state := "done"
+	if !ok {
+		state = "failed"
+	}
+	r.room.publish(Event{Kind: EventRun, Data: RunInfo{State: state, Summary: res.Summary, Success: ok}})
+	r.cancel(nil)
+	return res, err
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// Spawn starts an executor on task: in the existing tab tabID (leasing
+// it), or in a new tab at url. It is the planner's spawn tool, exposed so
+// the app can start an executor on a dropped tab.
+func (r *Run) Spawn(ctx context.Context, task, tabID, url string) (ProcInfo, error) {
+	if err := r.ctx.Err(); err != nil {
+		return ProcInfo{}, fmt.Errorf("spawn: %w", context.Cause(r.ctx))
+	}
+	if url != "" {
+		if err := r.gate.navigation(ctx, "planner", url); err != nil {
+			r.log.Write(LogRecord{Event: "policy_denied", Agent: "planner", Tool: "spawn", URL: url, Error: err.Error()})
+			return ProcInfo{}, fmt.Errorf("spawn: %w", err)
+		}
+		r.gate.setOrigin(url)
+	}
+	pctx, cancel := context.WithCancel(r.ctx)
+	p, err := r.procs.add(task, cancel)
+	if err != nil {
+		cancel()
+		return ProcInfo{}, err
+	}
+	name := p.info.Agent
+	var tab Tab
+	if tabID != "" {
+		tab, err = r.cfg.Tabs.Attach(ctx, name, tabID)
+	} else {
+		tab, err = r.cfg.Tabs.Open(ctx, name, url)
+	}
+	if err != nil {
+		err = fmt.Errorf("spawn %s: %w", name, err)
+		r.procs.finish(p, ProcFailed, err.Error(), false)
+		cancel()
+		return p.info, err
+	}
+	r.procs.update(p, func(i *ProcInfo) { i.Tab = tab.ID() })
+	r.log.Write(LogRecord{Event: "spawn", Agent: name, PID: p.info.PID, Text: task, URL: url, Kind: tab.ID()})
+	r.room.Notice("%s started on tab %s: %s", name, tab.ID(), task)
+	go r.execute(pctx, p, tab)
+	return r.info(p), nil
+}
+
+func (r *Run) info(p *proc) ProcInfo {
+	r.procs.mu.Lock()
+	defer r.procs.mu.Unlock()
+	return p.info
+}
+
+// execute runs one executor to its end and releases its tab.
+func (r *Run) execute(ctx context.Context, p *proc, tab Tab) {
+	defer p.cancel()
+	defer r.cfg.Tabs.Release(tab, p.info.Agent)
+	e := newExecutor(r, p, tab)
+	fin, err := e.run(ctx)
+	state := ProcDone
+	switch {
+	case ctx.Err() != nil:
+		state = ProcKilled
+		if fin.summary == "" {
+			fin.summary = "stopped: " + context.Cause(ctx).Error()
+		}
+	case err != nil:
+		state = ProcFailed
+		if fin.summary == "" {
+			fin.summary = err.Error()
+		}
+	case !fin.success:
+		state = ProcFailed
+	}
+	r.procs.account(p, e.steps, e.usage)
+	r.procs.finish(p, state, fin.summary, fin.success)
+	ok := fin.success && state == ProcDone
+	r.log.Write(LogRecord{Event: "agent_done", Agent: p.info.Agent, PID: p.info.PID, Text: fin.summary, Success: &ok, Usage: &e.usage, Error: errString(err)})
+	verdict := "finished"
+	if !ok {
+		verdict = "failed"
+	}
+	r.room.Notice("%s %s: %s", p.info.Agent, verdict, clip(fin.summary, 300))
+}
+
+// Wait is the planner's wait tool: until any or all of pids (default:
+// every unreported executor) finish, or timeout (0: none).
+func (r *Run) Wait(ctx context.Context, pids []int, all bool, timeout time.Duration) (WaitResult, error) {
+	return r.procs.wait(ctx, pids, all, timeout, nil)
+}
+
+// KillProc is the planner's kill tool.
+func (r *Run) KillProc(pid int) error { return r.procs.kill(pid) }
+
+func jsonString(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return string(b)
+}

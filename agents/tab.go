@@ -1,0 +1,157 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+)
+
+// Tab is a browser tab an executor observes and acts on. The browser
+// package provides the real one through an adapter in app; agents only
+// declares what it needs.
+type Tab interface {
+	// ID identifies the tab to the person and to spawn{tab}.
+	ID() string
+	// Observe returns the page as compact text: URL, title and a ranked
+	// list of controls with short refs (e17 button "Add skill"). It also
+	// sets the baseline Diff compares with.
+	Observe(ctx context.Context) (Observation, error)
+	// Diff describes what changed since the last Observe or Diff; "" when
+	// nothing did.
+	Diff(ctx context.Context) (string, error)
+	// Target describes what a would touch, for the safety gate, before it
+	// is performed.
+	Target(ctx context.Context, a Action) (Target, error)
+	// Act performs a. Errors are for actions that could not be attempted
+	// (a stale ref, a closed tab); an action that ran without effect is an
+	// Outcome with Effect false.
+	Act(ctx context.Context, a Action) (Outcome, error)
+	// Screenshot captures the viewport; click_at coordinates are in its
+	// pixels.
+	Screenshot(ctx context.Context) (Screenshot, error)
+	// ReadPage returns the page's readable text.
+	ReadPage(ctx context.Context) (string, error)
+}
+
+// TabProvider opens tabs for executors and lends existing ones.
+type TabProvider interface {
+	// Open opens a tab at url ("" for a blank one) leased to owner.
+	Open(ctx context.Context, owner, url string) (Tab, error)
+	// Attach leases the existing tab id to owner, keeping its state (a
+	// logged-in session, a half-filled form).
+	Attach(ctx context.Context, owner, id string) (Tab, error)
+	// Release ends owner's lease on the tab; the tab stays open.
+	Release(t Tab, owner string)
+}
+
+// Observation is a page seen as text.
+type Observation struct {
+	URL   string
+	Title string
+	// Text is the compact rendering given to the model.
+	Text string
+}
+
+// Action kinds, named as the executor's tools.
+const (
+	ActClick       = "click"
+	ActType        = "type"
+	ActSelect      = "select"
+	ActPress       = "press"
+	ActScroll      = "scroll"
+	ActNavigate    = "navigate"
+	ActBack        = "back"
+	ActClickAt     = "click_at"
+	ActTypeFocused = "type_focused"
+)
+
+// Action is one step an executor asks its tab for; which fields matter
+// depends on Kind, as in the tool of the same name.
+type Action struct {
+	Kind      string  `json:"action"`
+	Ref       string  `json:"ref,omitempty"`
+	Text      string  `json:"text,omitempty"`
+	Submit    bool    `json:"submit,omitempty"`
+	Option    string  `json:"option,omitempty"`
+	Key       string  `json:"key,omitempty"`
+	Direction string  `json:"direction,omitempty"`
+	Amount    float64 `json:"amount,omitempty"`
+	X         float64 `json:"x,omitempty"`
+	Y         float64 `json:"y,omitempty"`
+	URL       string  `json:"url,omitempty"`
+}
+
+// String renders the action verbatim, as shown to the person when it
+// needs confirmation.
+func (a Action) String() string {
+	switch a.Kind {
+	case ActClick:
+		return "click " + a.Ref
+	case ActType:
+		s := fmt.Sprintf("type %q into %s", a.Text, a.Ref)
+		if a.Submit {
+			s += " and submit"
+		}
+		return s
+	case ActSelect:
+		return fmt.Sprintf("select %q in %s", a.Option, a.Ref)
+	case ActPress:
+		return "press " + a.Key
+	case ActScroll:
+		if a.Ref != "" {
+			return "scroll to " + a.Ref
+		}
+		return "scroll " + a.Direction
+	case ActNavigate:
+		return "navigate to " + a.URL
+	case ActBack:
+		return "go back"
+	case ActClickAt:
+		return fmt.Sprintf("click at (%g, %g)", a.X, a.Y)
+	case ActTypeFocused:
+		return fmt.Sprintf("type %q into the focused element", a.Text)
+	}
+	return a.Kind
+}
+
+// key identifies the action and its target for loop detection.
+func (a Action) key() string {
+	switch a.Kind {
+	case ActClickAt:
+		// Nearby points are the same target.
+		return fmt.Sprintf("click_at %d,%d", int(a.X)/10, int(a.Y)/10)
+	case ActType, ActTypeFocused:
+		return a.Kind + " " + a.Ref + " " + a.Text
+	}
+	return a.String()
+}
+
+// Target is what an action touches, as the safety gate sees it.
+type Target struct {
+	Role string // ARIA role: button, link, textbox...
+	Name string // accessible name: "Place order"
+	// Form names the enclosing form (its name, id or action URL).
+	Form string
+	// URL is the page's URL, or the destination of a navigation or link.
+	URL string
+	// Sensitive marks a password or card field: typed text is masked in
+	// the run log.
+	Sensitive bool
+}
+
+// Outcome is the verdict on one action.
+type Outcome struct {
+	// Summary is the one-line verdict for the model.
+	Summary string
+	// Effect reports whether the action had any visible effect.
+	Effect    bool
+	Navigated bool
+	URL       string
+}
+
+// Screenshot is an image of the viewport.
+type Screenshot struct {
+	Data   []byte
+	MIME   string // image/png or image/jpeg
+	Width  int
+	Height int
+}
