@@ -85,7 +85,7 @@ type speechServer struct {
 
 	// speak writes the body for a speech request; default: a tone
 	// parsed from the input "tone <hz> <duration>".
-	speak func(w http.ResponseWriter, req openai.CreateSpeechRequest)
+	speak func(ctx context.Context, w http.ResponseWriter, req openai.CreateSpeechRequest)
 	// transcribe answers a transcription upload.
 	transcribe func(u upload) (string, error)
 }
@@ -112,12 +112,14 @@ func newSpeechServer(t testing.TB) *speechServer {
 		s.mu.Unlock()
 		w.Header().Set("Content-Type", "audio/pcm")
 		if speak != nil {
-			speak(w, req)
+			speak(r.Context(), w, req)
 			return
 		}
 		var f float64
-		var d time.Duration
-		if _, err := fmt.Sscanf(req.Input, "tone %g %v", &f, &d); err != nil {
+		var ds string
+		_, err := fmt.Sscanf(req.Input, "tone %g %s", &f, &ds)
+		d, err2 := time.ParseDuration(ds)
+		if err != nil || err2 != nil {
 			http.Error(w, "want input 'tone <hz> <duration>'", http.StatusBadRequest)
 			return
 		}
@@ -417,7 +419,8 @@ func dur(samples, rate int) time.Duration {
 
 func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol*want }
 
-// espeakClip writes a spoken clip for the microphone tests.
+// espeakClip writes a spoken clip for the microphone tests and returns
+// its path and the span of its speech.
 func espeakClip(tb testing.TB, text string) (path string, d time.Duration) {
 	tb.Helper()
 	prog := need(tb, "espeak-ng")
@@ -434,7 +437,7 @@ func espeakClip(tb testing.TB, text string) (path string, d time.Duration) {
 	if err := readWAV(f, &u); err != nil {
 		tb.Fatal(err)
 	}
-	return path, dur(len(u.Samples), u.Rate)
+	return path, speechSpan(u.Samples, u.Rate, 0.02)
 }
 
 // speechSpan is the stretch from the first to the last 10 ms frame above
@@ -474,4 +477,37 @@ func paplay(tb testing.TB, ctx context.Context, path string) {
 	if out, err := exec.CommandContext(ctx, prog, "-d", micFeedSink, path).CombinedOutput(); err != nil {
 		tb.Fatalf("paplay: %v: %s", err, strings.TrimSpace(string(out)))
 	}
+}
+
+// splitAtPitch splits each segment at the first period shorter than a
+// tone at f would have, for sounds that follow each other without a gap.
+func splitAtPitch(s []int16, segs []segment, rate int, f float64) []segment {
+	var out []segment
+	for _, g := range segs {
+		last := -1
+		cut := -1
+		for i := g.from + 1; i < g.to; i++ {
+			if s[i-1] < 0 && s[i] >= 0 {
+				if last >= 0 && float64(i-last) < float64(rate)/f {
+					cut = last
+					break
+				}
+				last = i
+			}
+		}
+		if cut < 0 {
+			out = append(out, g)
+			continue
+		}
+		a, b := segment{from: g.from, to: cut}, segment{from: cut, to: g.to}
+		out = append(out, a, b)
+	}
+	for i := range out {
+		out[i].peak = 0
+		for _, v := range s[out[i].from:out[i].to] {
+			out[i].peak = max(out[i].peak, abs(int(v)))
+		}
+		out[i].freq = frequency(s[out[i].from:out[i].to], rate)
+	}
+	return out
 }

@@ -130,7 +130,7 @@ type Voice struct {
 
 // New opens the audio system and returns a Voice that lives until Close or
 // until ctx ends. With no sound server or no playback device it returns an
-// error wrapping ErrNoAudio, within ctx's deadline: callers then run
+// error wrapping ErrNoAudio, within probeTimeout: callers then run
 // text-only.
 func New(ctx context.Context, cfg Config) (*Voice, error) {
 	cfg.defaults()
@@ -185,6 +185,9 @@ func New(ctx context.Context, cfg Config) (*Voice, error) {
 	return v, nil
 }
 
+// probeTimeout bounds opening the audio system.
+const probeTimeout = 5 * time.Second
+
 // probe opens the audio system and a playback device once, so a machine
 // without sound is reported by New rather than by the first message. The
 // probe runs aside so a sound server that accepts but never answers cannot
@@ -194,6 +197,8 @@ func probe(ctx context.Context, cfg Config) (*audio, error) {
 		a   *audio
 		err error
 	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
 	ch := make(chan result, 1)
 	go func() {
 		a, err := openAudio(cfg.Backend)

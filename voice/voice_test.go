@@ -1,0 +1,455 @@
+package voice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Tests that play into the speaker sink run one at a time: they share it.
+
+func newVoice(tb testing.TB, cfg Config) *Voice {
+	tb.Helper()
+	v, err := New(context.Background(), cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { v.Close() })
+	return v
+}
+
+func waitDone(tb testing.TB, p *Playback, d time.Duration) {
+	tb.Helper()
+	select {
+	case <-p.Done():
+	case <-time.After(d):
+		tb.Fatalf("%s's message not done after %v", p.Speaker(), d)
+	}
+}
+
+// Issue 5, item 3: a known signal from the speech endpoint reaches the
+// speaker sink at its frequency and length, and two speakers' messages
+// follow each other without overlapping.
+func TestSpeechReachesSpeaker(t *testing.T) {
+	needPulse(t)
+	srv := newSpeechServer(t)
+	rec := record(t, speakerSink+".monitor")
+	v := newVoice(t, testConfig(srv.url()))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	from := rec.len()
+	a, err := v.Say(ctx, "agent-1", "tone 440 800ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := v.Say(ctx, "agent-2", "tone 880 600ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, a, 5*time.Second)
+	waitDone(t, b, 5*time.Second)
+	// Wait for the tail to pass the monitor, then for 200 ms of silence.
+	end, err := rec.waitFor(ctx, silenceFrom(rec.len(), rec.rate/5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rec.snapshot()[from:end]
+	// B follows A within a period, so the two may form one sound: split
+	// it where the tone changes.
+	segs := splitAtPitch(s, segments(s, rec.rate, rec.rate/100), rec.rate, 660)
+	if len(segs) != 2 {
+		t.Fatalf("recording has %d sounds, want 2: %+v", len(segs), segs)
+	}
+	for i, want := range []struct {
+		f float64
+		d time.Duration
+	}{{440, 800 * time.Millisecond}, {880, 600 * time.Millisecond}} {
+		g := segs[i]
+		d := dur(g.to-g.from, rec.rate)
+		t.Logf("sound %d: %.1f Hz for %v, peak %d", i, g.freq, d, g.peak)
+		if !within(g.freq, want.f, 0.1) {
+			t.Errorf("sound %d at %.1f Hz, want %v ±10%%", i, g.freq, want.f)
+		}
+		if !within(d.Seconds(), want.d.Seconds(), 0.1) {
+			t.Errorf("sound %d lasts %v, want %v ±10%%", i, d, want.d)
+		}
+		// Overlapping tones would add up past one tone's amplitude.
+		if float64(g.peak) > 0.5*32767*1.1 {
+			t.Errorf("sound %d peaks at %d: two messages overlapped", i, g.peak)
+		}
+	}
+	for _, p := range []*Playback{a, b} {
+		if p.Interrupted() || p.Err() != nil {
+			t.Errorf("%s: interrupted %v, err %v", p.Speaker(), p.Interrupted(), p.Err())
+		}
+	}
+	if got := a.Played(); !within(got.Seconds(), 0.8, 0.02) {
+		t.Errorf("A played %v, want 800ms", got)
+	}
+	if got := b.Played(); !within(got.Seconds(), 0.6, 0.02) {
+		t.Errorf("B played %v, want 600ms", got)
+	}
+	srv.mu.Lock()
+	reqs := srv.requests
+	srv.mu.Unlock()
+	for _, r := range reqs {
+		if r.Model != "tts-test" || r.ResponseFormat != openai.SpeechResponseFormatPcm {
+			t.Errorf("speech request model %q format %q", r.Model, r.ResponseFormat)
+		}
+	}
+	if vs := srv.voices(); len(vs) != 2 || vs[0] == vs[1] {
+		t.Errorf("the two speakers were given voices %v", vs)
+	}
+	if a.Voice() == b.Voice() {
+		t.Errorf("both speakers speak as %s", a.Voice())
+	}
+	if u := v.Underruns(); u != 0 {
+		t.Errorf("%d underruns", u)
+	}
+}
+
+// Playback starts on the first chunk: the endpoint holds the rest of the
+// body back until the speaker has been heard.
+func TestSayPlaysAsItStreams(t *testing.T) {
+	needPulse(t)
+	srv := newSpeechServer(t)
+	heard := make(chan struct{})
+	srv.speak = func(ctx context.Context, w http.ResponseWriter, _ openai.CreateSpeechRequest) {
+		s := tone(500, time.Second, 24000, 0.5)
+		writeChunked(w, s[:24000*3/10], 24000/50)
+		select {
+		case <-heard:
+		case <-ctx.Done():
+			return
+		case <-time.After(10 * time.Second):
+			return
+		}
+		writeChunked(w, s[24000*3/10:], 24000/50)
+	}
+	rec := record(t, speakerSink+".monitor")
+	v := newVoice(t, testConfig(srv.url()))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	from := rec.len()
+	p, err := v.Say(ctx, "agent-1", "streamed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.waitFor(ctx, soundFrom(from)); err != nil {
+		t.Fatalf("nothing heard before the body ended: %v", err)
+	}
+	close(heard)
+	waitDone(t, p, 5*time.Second)
+	if got := p.Played(); !within(got.Seconds(), 1, 0.02) {
+		t.Errorf("played %v of a 1 s stream", got)
+	}
+}
+
+// Issue 5, item 5: while a message plays, Unmute silences the speaker
+// within 50 ms.
+func TestBargeIn(t *testing.T) {
+	needPulse(t)
+	srv := newSpeechServer(t)
+	rec := record(t, speakerSink+".monitor")
+	v := newVoice(t, testConfig(srv.url()))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	lat, p := bargeIn(t, ctx, v, rec)
+	t.Logf("unmute → silence at the speaker monitor: %v", lat)
+	if lat > 50*time.Millisecond {
+		t.Errorf("speaker silent %v after Unmute, want ≤ 50ms", lat)
+	}
+	if !p.Interrupted() {
+		t.Error("barged-in message not marked interrupted")
+	}
+	if got := p.Played(); got < 200*time.Millisecond || got > 2*time.Second {
+		t.Errorf("interrupted message played %v", got)
+	}
+	if !v.Listening() {
+		t.Error("microphone not open after Unmute")
+	}
+	if _, err := v.Say(ctx, "agent-2", "tone 440 100ms"); !errors.Is(err, ErrMicOpen) {
+		t.Errorf("Say while unmuted: %v, want ErrMicOpen", err)
+	}
+	if _, err := v.Mute(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q, err := v.Say(ctx, "agent-2", "tone 440 100ms")
+	if err != nil {
+		t.Fatalf("Say after Mute: %v", err)
+	}
+	waitDone(t, q, 5*time.Second)
+	if q.Interrupted() {
+		t.Error("message after mute interrupted")
+	}
+}
+
+// bargeIn plays a long tone, waits until it is heard, unmutes and returns
+// the time from Unmute to silence at the monitor. The mic stays open.
+func bargeIn(tb testing.TB, ctx context.Context, v *Voice, rec *recorder) (time.Duration, *Playback) {
+	tb.Helper()
+	from := rec.len()
+	p, err := v.Say(ctx, "agent-1", "tone 440 3s")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	on, err := rec.waitFor(ctx, soundFrom(from))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// Let it play for real, so the sound server's buffers are full.
+	if _, err := rec.waitFor(ctx, func(s []int16) (int, bool) { return 0, len(s) > on+rec.rate/5 }); err != nil {
+		tb.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := v.Unmute(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	// 20 ms of continuous silence marks the end; a 440 Hz tone crosses
+	// the threshold every 1.1 ms.
+	off, err := rec.waitFor(ctx, silenceFrom(on, rec.rate/50))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+		tb.Fatal("interrupted message never done")
+	}
+	return max(0, rec.timeOf(off).Sub(t0)), p
+}
+
+// Issue 5, item 4: speech played into the microphone while unmuted is
+// uploaded as WAV of the right length with speech in it, and the text
+// comes back.
+func TestMicSpeechTranscribed(t *testing.T) {
+	needPulse(t)
+	path, clipLen := espeakClip(t, "No, take the most recent repository instead.")
+	srv := newSpeechServer(t)
+	uploads := make(chan upload, 1)
+	srv.transcribe = func(u upload) (string, error) {
+		uploads <- u
+		return "no, take the most recent repository instead", nil
+	}
+	v := newVoice(t, testConfig(srv.url()))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := v.Unmute(ctx); err != nil {
+		t.Fatal(err)
+	}
+	paplay(t, ctx, path)
+	clip, err := v.Mute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clip == nil || !clip.Speech {
+		t.Fatalf("clip %v: no speech detected", clip)
+	}
+	var u upload
+	select {
+	case u = <-uploads:
+	case <-ctx.Done():
+		t.Fatal("nothing uploaded")
+	}
+	checkUpload(t, u, clipLen)
+	select {
+	case tr := <-v.Transcripts():
+		if tr.Err != nil || tr.Text != "no, take the most recent repository instead" {
+			t.Errorf("transcript %q, err %v", tr.Text, tr.Err)
+		}
+	case <-ctx.Done():
+		t.Fatal("no transcript")
+	}
+}
+
+func checkUpload(t *testing.T, u upload, clipLen time.Duration) {
+	t.Helper()
+	if u.Model != "stt-test" || !strings.HasSuffix(u.FileName, ".wav") || u.Rate != 16000 {
+		t.Errorf("upload: model %q, file %q, rate %d", u.Model, u.FileName, u.Rate)
+	}
+	span := speechSpan(u.Samples, u.Rate, 0.02)
+	t.Logf("espeak clip speech spans %v; upload of %v spans %v", clipLen, dur(len(u.Samples), u.Rate), span)
+	if !within(span.Seconds(), clipLen.Seconds(), 0.1) {
+		t.Errorf("uploaded speech spans %v, the clip's %v", span, clipLen)
+	}
+	if got := dur(len(u.Samples), u.Rate); got < clipLen || got > clipLen+3*time.Second {
+		t.Errorf("uploaded %v for a %v clip", got, clipLen)
+	}
+	var peak float64
+	for i := 0; i+160 <= len(u.Samples); i += 160 {
+		peak = max(peak, rms(u.Samples[i:i+160]))
+	}
+	if peak < 0.05 {
+		t.Errorf("loudest 10 ms of the upload has RMS %.3f: no speech energy", peak)
+	}
+}
+
+// With an open mic the utterance ends by itself, 500 ms after the speech.
+func TestOpenMicTranscribesWithoutMute(t *testing.T) {
+	needPulse(t)
+	path, clipLen := espeakClip(t, "Stop, that is the wrong page.")
+	srv := newSpeechServer(t)
+	uploads := make(chan upload, 4)
+	srv.transcribe = func(u upload) (string, error) {
+		uploads <- u
+		return "stop, that is the wrong page", nil
+	}
+	cfg := testConfig(srv.url())
+	cfg.OpenMic = true
+	v := newVoice(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := v.Unmute(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer v.Mute(ctx)
+	paplay(t, ctx, path)
+	played := time.Now()
+	select {
+	case tr := <-v.Transcripts():
+		t.Logf("transcript %v after the clip ended", time.Since(played))
+		if tr.Err != nil || tr.Text != "stop, that is the wrong page" {
+			t.Errorf("transcript %q, err %v", tr.Text, tr.Err)
+		}
+		checkUpload(t, <-uploads, clipLen)
+	case <-ctx.Done():
+		t.Fatal("open mic delivered no transcript")
+	}
+	if !v.Listening() {
+		t.Error("open mic closed itself")
+	}
+}
+
+// With no speech endpoint, espeak-ng speaks, in a different voice for each
+// speaker, and it reaches the speaker sink.
+func TestOfflineSpeech(t *testing.T) {
+	needPulse(t)
+	need(t, "espeak-ng")
+	rec := record(t, speakerSink+".monitor")
+	cfg := testConfig("")
+	cfg.APIKey = ""
+	v := newVoice(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	from := rec.len()
+	a, err := v.Say(ctx, "agent-1", "Hello.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := v.Say(ctx, "agent-2", "Hello there.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, a, 10*time.Second)
+	waitDone(t, b, 10*time.Second)
+	if a.Voice() == b.Voice() {
+		t.Errorf("both speakers speak as %s", a.Voice())
+	}
+	if _, err := rec.waitFor(ctx, soundFrom(from)); err != nil {
+		t.Fatal("espeak-ng speech never reached the speaker")
+	}
+	for _, p := range []*Playback{a, b} {
+		if p.Played() < 300*time.Millisecond || p.Interrupted() || p.Err() != nil {
+			t.Errorf("%s: played %v, interrupted %v, err %v", p.Speaker(), p.Played(), p.Interrupted(), p.Err())
+		}
+	}
+	if _, err := v.Transcribe(ctx, &Clip{Rate: 16000, Samples: make([]int16, 160)}); !errors.Is(err, ErrNoTranscriber) {
+		t.Errorf("offline Transcribe: %v, want ErrNoTranscriber", err)
+	}
+}
+
+// Stop, and cancelling Say's context, silence one message and let the
+// next one play.
+func TestStopOneMessage(t *testing.T) {
+	needPulse(t)
+	srv := newSpeechServer(t)
+	rec := record(t, speakerSink+".monitor")
+	v := newVoice(t, testConfig(srv.url()))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	from := rec.len()
+	actx, acancel := context.WithCancel(ctx)
+	a, err := v.Say(actx, "agent-1", "tone 440 3s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := v.Say(ctx, "agent-2", "tone 880 300ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := v.Say(ctx, "agent-3", "tone 660 300ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.waitFor(ctx, soundFrom(from)); err != nil {
+		t.Fatal(err)
+	}
+	c.Stop() // still queued: never plays
+	acancel()
+	waitDone(t, a, 2*time.Second)
+	waitDone(t, b, 5*time.Second)
+	waitDone(t, c, time.Second)
+	if !a.Interrupted() || a.Played() > 2*time.Second {
+		t.Errorf("cancelled message: interrupted %v, played %v", a.Interrupted(), a.Played())
+	}
+	if b.Interrupted() || !within(b.Played().Seconds(), 0.3, 0.05) {
+		t.Errorf("next message: interrupted %v, played %v", b.Interrupted(), b.Played())
+	}
+	if !c.Interrupted() || c.Played() != 0 {
+		t.Errorf("stopped queued message: interrupted %v, played %v", c.Interrupted(), c.Played())
+	}
+	end, err := rec.waitFor(ctx, silenceFrom(rec.len(), rec.rate/5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := segments(rec.snapshot()[from:end], rec.rate, rec.rate/100)
+	if len(segs) != 2 || !within(segs[1].freq, 880, 0.1) {
+		t.Errorf("heard %+v, want the cut 440 Hz tone then 880 Hz", segs)
+	}
+}
+
+// Issue 5, item 6: with no sound server New fails at once with ErrNoAudio,
+// without crashing or hanging. The check runs in a child process whose
+// PULSE_SERVER points at a socket that does not exist.
+func TestNoSoundServer(t *testing.T) {
+	if os.Getenv("VOICE_NO_AUDIO_CHILD") == "1" {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		v, err := New(ctx, Config{})
+		if !errors.Is(err, ErrNoAudio) {
+			fmt.Printf("FAIL New: %v, want ErrNoAudio\n", err)
+			if v != nil {
+				v.Close()
+			}
+			os.Exit(1)
+		}
+		fmt.Printf("OK %v: %v\n", time.Since(start).Round(time.Millisecond), err)
+		os.Exit(0)
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestNoSoundServer$", "-test.count=1")
+	cmd.Env = append(os.Environ(),
+		"VOICE_NO_AUDIO_CHILD=1",
+		"PULSE_SERVER=unix:"+t.TempDir()+"/no-such-socket",
+		"ALSA_CONFIG_PATH=/dev/null", // no ALSA fallback to a real card either
+	)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	t.Logf("child: %s", strings.TrimSpace(string(out)))
+	if err != nil || !strings.HasPrefix(string(out), "OK") {
+		t.Fatalf("child: %v\n%s", err, stderr.String())
+	}
+}
