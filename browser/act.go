@@ -484,7 +484,9 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 				dx = amt
 			}
 			cx, cy := float64(t.b.opts.Width)/2, float64(t.b.opts.Height)/2
-			if _, err := cdp.Call(ctx, t.target(), input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseWheel, X: cx, Y: cy, DeltaX: dx, DeltaY: dy}); err != nil {
+			// Sent raw: the typed params omit a zero delta, which Chrome
+			// rejects for wheel events.
+			if err := t.target().Call(ctx, input.DispatchMouseEvent.Method, map[string]any{"type": "mouseWheel", "x": cx, "y": cy, "deltaX": dx, "deltaY": dy}, nil); err != nil {
 				return nil, err
 			}
 		}
@@ -625,7 +627,8 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 		if after.Muts != before.Muts {
 			r.Effects = append(r.Effects, "dom")
 		}
-		if after.Focus != before.Focus {
+		// A clicked button taking focus is not an effect of the application.
+		if after.Focus != before.Focus && !(a.Kind == ActClick && after.Focus == a.Ref) {
 			r.Effects = append(r.Effects, "focus")
 		}
 		if after.Value != before.Value {

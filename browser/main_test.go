@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/runtime"
 )
 
@@ -136,4 +137,11 @@ func find(t *testing.T, o *Observation, role, name string) Control {
 	}
 	t.Fatalf("no %s %q in observation:\n%s", role, name, o.Compact())
 	return Control{}
+}
+
+func emulateScale(ctx context.Context, tab *Tab, dpr float64) error {
+	_, err := cdp.Call(ctx, tab.target(), emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: int64(testBrowser.opts.Width), Height: int64(testBrowser.opts.Height), DeviceScaleFactor: dpr,
+	})
+	return err
 }

@@ -391,7 +391,13 @@ func (t *Tab) ForwardPointer(ctx context.Context, ev PointerInput) error {
 		}
 		p.ClickCount = int64(max(ev.Clicks, 1))
 	}
-	if _, err := cdp.Call(cctx, t.target(), input.DispatchMouseEvent, p); err != nil {
+	if p.Type == input.DispatchMouseEventTypeMouseWheel {
+		// Raw, because the typed params drop a zero delta that Chrome needs.
+		err = t.target().Call(cctx, input.DispatchMouseEvent.Method, map[string]any{"type": "mouseWheel", "x": x, "y": y, "deltaX": ev.DeltaX, "deltaY": ev.DeltaY, "modifiers": ev.Modifiers}, nil)
+	} else {
+		_, err = cdp.Call(cctx, t.target(), input.DispatchMouseEvent, p)
+	}
+	if err != nil {
 		return fmt.Errorf("forward pointer: %w", t.fail(cctx, err))
 	}
 	return nil
