@@ -42,6 +42,10 @@ wait_for() {
   done
 }
 
+# Keep the build caches of the real HOME: only the app's own state is fresh.
+export GOPATH GOCACHE GOMODCACHE npm_config_cache
+GOPATH=$(go env GOPATH) GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE)
+npm_config_cache=$(npm config get cache)
 export HOME=$root/home XDG_CONFIG_HOME=$root/home/.config XDG_DATA_HOME=$root/home/.local/share
 export XDG_CACHE_HOME=$root/home/.cache XDG_RUNTIME_DIR=$root/run
 mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME"
