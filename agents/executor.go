@@ -176,6 +176,7 @@ func (e *executor) refuse(tc ToolCall, a Action, err error) toolOut {
 
 func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 	args := tc.Args
+	shown := a // the action as logged and echoed: secrets masked
 	if a.Kind == ActNavigate {
 		if err := e.r.gate.navigation(ctx, e.name, a.URL); err != nil {
 			return e.refuse(tc, a, err)
@@ -184,13 +185,12 @@ func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 	if a.Kind != ActNavigate && a.Kind != ActBack && a.Kind != ActScroll {
 		t, err := e.tab.Target(ctx, a)
 		if err != nil {
-			return toolOut{text: fmt.Sprintf("error: %s: %v. Look at the latest observation for a valid ref.", a, err)}
+			return toolOut{text: fmt.Sprintf("error: %s: %v. Look at the latest observation for a valid ref.", a.Kind+" "+a.Ref, err)}
 		}
 		if t.Sensitive && a.Text != "" {
 			// A password or card number never reaches the log.
-			masked := a
-			masked.Text = "••••"
-			b, _ := json.Marshal(masked)
+			shown.Text = "••••"
+			b, _ := json.Marshal(shown)
 			args = string(b)
 		}
 		if class, _ := Classify(a, t); class == Irreversible {
@@ -211,7 +211,7 @@ func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 	o, err := e.tab.Act(ctx, a)
 	if err != nil {
 		e.logStep(tc, args, "error: "+err.Error(), false, "", 0)
-		return toolOut{text: fmt.Sprintf("error: %s: %v", a, err)}
+		return toolOut{text: fmt.Sprintf("error: %s: %v", shown, err)}
 	}
 	// A click can land anywhere a link points: the lists hold after the
 	// fact too, and the tab goes back.
@@ -224,7 +224,7 @@ func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 
 	line := o.Summary
 	if line == "" {
-		line = a.String()
+		line = shown.String()
 		if !o.Effect {
 			line += ": your action had no visible effect"
 		}
@@ -267,10 +267,10 @@ func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 	text := line
 	switch {
 	case n >= loopStop:
-		msg := fmt.Sprintf("stopped: %s was tried %d times without any visible effect", a, n)
+		msg := fmt.Sprintf("stopped: %s was tried %d times without any visible effect", shown, n)
 		return toolOut{text: text + "\n" + msg, fin: &final{summary: msg + "; the task is not done"}}
 	case n >= loopWarn:
-		text += fmt.Sprintf("\nWARNING: this is the %dth time %s had no visible effect. It is not working: try something different (another control, scroll, screenshot and click_at) or finish with done and success false.", n, a)
+		text += fmt.Sprintf("\nWARNING: %[2]s has now had no visible effect %[1]d times. It is not working: try something different (another control, scroll, screenshot and click_at) or finish with done and success false.", n, shown)
 	}
 	return toolOut{text: text + "\n" + body, kind: kind}
 }

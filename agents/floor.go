@@ -149,8 +149,8 @@ func NewFloor(cfg FloorConfig) *Floor {
 // ReadingTime estimates how long text takes to read or say.
 func (f *Floor) ReadingTime(text string) time.Duration {
 	words := len(strings.Fields(text))
-	d := time.Duration(words) * time.Minute / time.Duration(f.cfg.WordsPerMinute)
-	return max(d, time.Second)
+	wpm := time.Duration(f.cfg.WordsPerMinute)
+	return time.Duration(max(words, 1)) * time.Minute / wpm
 }
 
 // Claim is one agent's hold on the floor.
