@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -66,7 +67,10 @@ type agent struct {
 	hist  []histMsg
 	steps int
 	usage Usage
-	exec  func(ctx context.Context, tc ToolCall) toolOut
+	// modelTime is the time spent waiting for the model, so the runtime's
+	// own overhead per step can be measured.
+	modelTime time.Duration
+	exec      func(ctx context.Context, tc ToolCall) toolOut
 	// onUsage is told after each call (the executor updates its process).
 	onUsage func()
 }
@@ -120,7 +124,9 @@ func (a *agent) call(ctx context.Context) (Reply, error) {
 				}
 			}()
 		}
+		began := time.Now()
 		reply, err := a.r.cfg.Model.Complete(cctx, Call{Role: role, Messages: msgs, Tools: a.tools})
+		a.modelTime += time.Since(began)
 		cancel()
 		if err != nil && ctx.Err() == nil && corrected.Load() {
 			u := a.r.room.Since(a.name)
@@ -231,9 +237,13 @@ func (a *agent) loop(ctx context.Context) (final, error) {
 			if i == len(reply.ToolCalls)-1 && fin == nil {
 				// Piggyback the room: the conversation since this agent's
 				// last turn, the floor, and the person's corrections.
-				room := a.r.room.Since(a.name).Text()
-				text += "\n" + room
-				short += "\n" + room
+				u := a.r.room.Since(a.name)
+				text += "\n" + u.Text()
+				// Once old, only what was said stays: the agent must keep
+				// every earlier message, not every floor state.
+				if c := u.Conversation(); c != "" {
+					short += "\n" + c
+				}
 			}
 			a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: text}, out.kind, short)
 			if out.image != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -195,6 +196,7 @@ func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 		}
 		if class, _ := Classify(a, t); class == Irreversible {
 			e.waiting(true)
+			e.r.room.publish(Event{Kind: EventConfirm, Agent: e.name, Data: Confirmation{Agent: e.name, Action: shown.String(), Target: t.Role + " " + strconv.Quote(t.Name), URL: t.URL}})
 			e.r.log.Write(LogRecord{Event: "confirm_asked", Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name, Args: json.RawMessage(args), URL: t.URL, Text: t.Name})
 			_, err := e.r.gate.action(ctx, e.name, a, t)
 			e.waiting(false)

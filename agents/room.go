@@ -327,6 +327,33 @@ func (r *Room) Since(agent string) Update {
 	return u
 }
 
+// Conversation renders only what was said (corrections and messages), ""
+// when nothing was.
+func (u Update) Conversation() string {
+	if len(u.Entries) == 0 && len(u.Corrections) == 0 && u.Omitted == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range u.Corrections {
+		fmt.Fprintf(&b, "[user correction] %s\n", c.Text)
+	}
+	if u.Omitted > 0 {
+		fmt.Fprintf(&b, "(%d earlier messages omitted)\n", u.Omitted)
+	}
+	for _, e := range u.Entries {
+		u.writeEntry(&b, e)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (u Update) writeEntry(b *strings.Builder, e Entry) {
+	fmt.Fprintf(b, "[+%.1fs] %s: %s", e.At.Sub(u.start).Seconds(), e.Speaker, e.Text)
+	if e.Interrupted {
+		b.WriteString(" (interrupted by the user)")
+	}
+	b.WriteByte('\n')
+}
+
 // Text renders the update for a tool result. Corrections come first and
 // are marked as priority instructions from the user.
 func (u Update) Text() string {
@@ -343,11 +370,7 @@ func (u Update) Text() string {
 			fmt.Fprintf(&b, "(%d earlier messages omitted)\n", u.Omitted)
 		}
 		for _, e := range u.Entries {
-			fmt.Fprintf(&b, "[+%.1fs] %s: %s", e.At.Sub(u.start).Seconds(), e.Speaker, e.Text)
-			if e.Interrupted {
-				b.WriteString(" (interrupted by the user)")
-			}
-			b.WriteByte('\n')
+			u.writeEntry(&b, e)
 		}
 	}
 	s := u.Floor
