@@ -71,7 +71,9 @@ type audio struct {
 }
 
 func openAudio(b Backend) (*audio, error) {
-	ctx, err := malgo.InitContext(b.malgo(), malgo.ContextConfig{}, nil)
+	// A real-time audio thread keeps a 10 ms buffer fed on a busy
+	// machine; without the privilege miniaudio falls back to a normal one.
+	ctx, err := malgo.InitContext(b.malgo(), malgo.ContextConfig{ThreadPriority: malgo.ThreadPriorityRealtime}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open %s audio: %w: %v", b, ErrNoAudio, err)
 	}

@@ -479,35 +479,67 @@ func paplay(tb testing.TB, ctx context.Context, path string) {
 	}
 }
 
-// splitAtPitch splits each segment at the first period shorter than a
-// tone at f would have, for sounds that follow each other without a gap.
-func splitAtPitch(s []int16, segs []segment, rate int, f float64) []segment {
-	var out []segment
-	for _, g := range segs {
-		last := -1
-		cut := -1
-		for i := g.from + 1; i < g.to; i++ {
-			if s[i-1] < 0 && s[i] >= 0 {
-				if last >= 0 && float64(i-last) < float64(rate)/f {
-					cut = last
-					break
-				}
-				last = i
+// twoTones finds a tone followed by a higher one (above f) in s: the
+// first from its first loud sample to its last before the pitch changes,
+// the second from its first loud sample after that to the last. holes
+// counts silences of a millisecond or more inside either (the sound
+// server running dry: on a loaded machine it renders silence for a late
+// stream).
+func twoTones(s []int16, rate int, f float64) (a, b segment, holes int, ok bool) {
+	isLoud := func(v int16) bool { return v > loud || v < -loud }
+	first, lastLoud := -1, -1
+	for i, v := range s {
+		if isLoud(v) {
+			if first < 0 {
+				first = i
+			}
+			lastLoud = i
+		}
+	}
+	if first < 0 {
+		return a, b, 0, false
+	}
+	// A hole can shift the phase and fake one short period, so the change
+	// is where five short periods in a row begin.
+	var ups []int
+	for i := first + 1; i <= lastLoud; i++ {
+		if s[i-1] < 0 && s[i] >= 0 {
+			ups = append(ups, i)
+		}
+	}
+	cut := -1
+	for i := 0; i+5 < len(ups) && cut < 0; i++ {
+		cut = ups[i]
+		for j := i; j < i+5; j++ {
+			if float64(ups[j+1]-ups[j]) >= float64(rate)/f {
+				cut = -1
+				break
 			}
 		}
-		if cut < 0 {
-			out = append(out, g)
-			continue
-		}
-		a, b := segment{from: g.from, to: cut}, segment{from: cut, to: g.to}
-		out = append(out, a, b)
 	}
-	for i := range out {
-		out[i].peak = 0
-		for _, v := range s[out[i].from:out[i].to] {
-			out[i].peak = max(out[i].peak, abs(int(v)))
-		}
-		out[i].freq = frequency(s[out[i].from:out[i].to], rate)
+	if cut < 0 {
+		return a, b, 0, false
 	}
-	return out
+	a.from, b.to = first, lastLoud+1
+	for a.to = cut; a.to > a.from && !isLoud(s[a.to-1]); a.to-- {
+	}
+	for b.from = cut; b.from < b.to && !isLoud(s[b.from]); b.from++ {
+	}
+	for _, g := range []*segment{&a, &b} {
+		run := 0
+		for _, v := range s[g.from:g.to] {
+			g.peak = max(g.peak, abs(int(v)))
+			// A tone near its zero crossing is quiet for a sample or two;
+			// a millisecond of quiet is a hole.
+			if isLoud(v) {
+				run = 0
+				continue
+			}
+			if run++; run == rate/1000 {
+				holes++
+			}
+		}
+		g.freq = frequency(s[g.from:g.to], rate)
+	}
+	return a, b, holes, true
 }
