@@ -9,8 +9,9 @@ import (
 
 // BenchmarkBargeIn measures Unmute → silence at the speaker sink's monitor
 // while a message plays (issue 5: p50 ≤ 30 ms, p95 ≤ 50 ms). The time of
-// silence is when the monitor capture delivered the first silent sample,
-// so it includes the monitor's own capture latency.
+// silence is when the recorder of the monitor received the period holding
+// the first silent sample, so it includes the recorder's own latency: an
+// upper bound.
 func BenchmarkBargeIn(b *testing.B) {
 	needPulse(b)
 	srv := newSpeechServer(b)

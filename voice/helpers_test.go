@@ -292,14 +292,15 @@ func (r *recorder) snapshot() []int16 {
 	return append([]int16(nil), r.samples...)
 }
 
-// timeOf estimates when sample i passed the monitor: the arrival time of
-// its period less the samples after it.
-func (r *recorder) timeOf(i int) time.Time {
+// arrival is when the period holding sample i reached the recorder: an
+// upper bound on when that sample passed the monitor (the sink renders
+// ahead and rewinds on a cork, so finer estimates are not trustworthy).
+func (r *recorder) arrival(i int) time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range r.stamps {
 		if s.n > i {
-			return s.t.Add(-time.Duration(s.n-1-i) * time.Second / time.Duration(r.rate))
+			return s.t
 		}
 	}
 	return time.Time{}

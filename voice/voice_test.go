@@ -229,7 +229,7 @@ func bargeIn(tb testing.TB, ctx context.Context, v *Voice, rec *recorder) (time.
 	case <-ctx.Done():
 		tb.Fatal("interrupted message never done")
 	}
-	return max(0, rec.timeOf(off).Sub(t0)), p
+	return rec.arrival(off).Sub(t0), p
 }
 
 // Issue 5, item 4: speech played into the microphone while unmuted is
