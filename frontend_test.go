@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/zalando/go-keyring"
+)
+
+// syncBuffer collects a child's output while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// chromiumPath finds the browser the tests drive.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("VROOM_CHROME"), "/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/google-chrome"} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" || os.Getenv("VROOM_TESTENV") != "" {
+		t.Fatal("no Chromium found (apt-get install chromium)")
+	}
+	t.Skip("no Chromium found")
+	return ""
+}
+
+// startWailsDev runs `wails dev` and returns the URL where the frontend is
+// served with working Go bindings.
+func startWailsDev(t *testing.T, configDir string) string {
+	t.Helper()
+	wails, err := filepath.Abs("build/bin-tools/wails")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(wails); err != nil {
+		t.Fatalf("the Wails CLI is not built (run `make frontend`): %v", err)
+	}
+	port := freePort(t)
+	var logs syncBuffer
+	cmd := exec.Command(wails, "dev", "-m", "-s", "-nogorebuild", "-noreload", "-nocolour",
+		"-tags", "webkit2_41", "-assetdir", "frontend/dist", "-devserver", fmt.Sprintf("127.0.0.1:%d", port))
+	cmd.Env = append(os.Environ(), "VROOM_CONFIG_DIR="+configDir, "OPENAI_API_KEY=", "NO_AT_BRIDGE=1")
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("wails dev output:\n%s", logs.String())
+		}
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	// The first start compiles the app: allow minutes, not seconds.
+	waitFor(t, "wails dev serving "+url, 5*time.Minute, func() bool {
+		select {
+		case <-exited:
+			t.Fatalf("wails dev exited:\n%s", logs.String())
+		default:
+		}
+		resp, err := http.Get(url + "wails/ipc.js")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	return url
+}
+
+// retype replaces a field's text the way a person does: select all, type.
+func retype(css, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Focus(chromedp.CSS(css)),
+		chromedp.KeyEvent("a", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		chromedp.SendKeys(chromedp.CSS(css), text),
+	)
+}
+
+// The frontend in headless Chromium against `wails dev`: type in the
+// omnibox, open settings, save an API key and a base URL. The Go side has
+// them: the key is in the real keyring, the settings file has the URL and not
+// the key.
+func TestFrontendSettingsEndToEnd(t *testing.T) {
+	requireDisplay(t)
+	requireSecretService(t)
+	chrome := chromiumPath(t)
+	configDir := t.TempDir()
+	url := startWailsDev(t, configDir)
+	t.Cleanup(func() { keyring.Delete("vroom", "openai-api-key") })
+
+	allocCtx, cancel := chromedp.NewExecAllocator(t.Context(),
+		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 800))
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+
+	const key = "sk-e2e-test-key-4242"
+	const baseURL = "http://127.0.0.1:11434/v1"
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=omnibox]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=omnibox]`), "add three unique skills to my profile"),
+		chromedp.WaitVisible(chromedp.CSS(`.hint[data-kind=task]`)),
+		// No key is configured, so the settings panel opened by itself.
+		chromedp.WaitVisible(chromedp.CSS(`aside.settings`)),
+		chromedp.SendKeys(chromedp.CSS(`#api-key`), key),
+		chromedp.Click(chromedp.CSS(`form.key button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.src`)),
+	)
+	if err != nil {
+		t.Fatalf("omnibox and key: %v", err)
+	}
+	hint, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.src`)))
+	if err != nil || !strings.Contains(hint, "4242") || !strings.Contains(hint, "keyring") {
+		t.Fatalf("key hint = %q, %v; want the last four digits from the keyring", hint, err)
+	}
+	err = chromedp.Do(ctx,
+		retype(`#base-url`, baseURL),
+		chromedp.Click(chromedp.CSS(`button.primary[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`p.saved`)),
+	)
+	if err != nil {
+		t.Fatalf("save settings: %v", err)
+	}
+	saved, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`p.saved`)))
+	if saved != "Settings saved." {
+		t.Fatalf("status = %q", saved)
+	}
+
+	got, err := keyring.Get("vroom", "openai-api-key")
+	if err != nil || got != key {
+		t.Fatalf("keyring holds %q, %v; want the key typed in the UI", got, err)
+	}
+	file, err := os.ReadFile(filepath.Join(configDir, "settings.json"))
+	if err != nil {
+		t.Fatalf("settings file: %v", err)
+	}
+	if !strings.Contains(string(file), `"base_url": "`+baseURL+`"`) {
+		t.Errorf("settings file lacks the base URL:\n%s", file)
+	}
+	if strings.Contains(string(file), key) || strings.Contains(string(file), "4242") {
+		t.Errorf("settings file holds the key:\n%s", file)
+	}
+
+	// A bad URL is refused with its own message and the file is unchanged.
+	err = chromedp.Do(ctx,
+		retype(`#base-url`, "localhost:11434"),
+		chromedp.Click(chromedp.CSS(`button.primary[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`p.error`)),
+	)
+	if err != nil {
+		t.Fatalf("bad URL: %v", err)
+	}
+	msg, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`p.error`)))
+	if !strings.Contains(msg, "base_url") || !strings.Contains(msg, "http://") {
+		t.Errorf("error shown = %q, want it to name base_url and the fix", msg)
+	}
+	after, _ := os.ReadFile(filepath.Join(configDir, "settings.json"))
+	if !bytes.Equal(after, file) {
+		t.Errorf("a refused save changed the file")
+	}
+}
