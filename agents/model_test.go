@@ -152,8 +152,9 @@ func TestCompleteCancelled(t *testing.T) {
 	s.Then("executor", modeltest.Slow(time.Minute, modeltest.Text("late")))
 	m := testModel(s, SystemClock())
 	ctx, cancel := context.WithCancel(context.Background())
+	arrived := s.Changed()
 	go func() {
-		<-s.Changed()
+		<-arrived
 		cancel()
 	}()
 	start := time.Now()
