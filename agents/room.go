@@ -228,7 +228,9 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 	}
 	// Say may take until the speech endpoint's first byte; the claim's
 	// time-to-live bounds it.
-	sayCtx, cancel := context.WithCancel(ctx)
+	// The message outlives the agent's step, and the agent too: an agent
+	// may say goodbye and finish. Only the claim's end stops it.
+	sayCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
 		select {
 		case <-c.Done():
