@@ -94,6 +94,7 @@ type deviceSpec struct {
 	rate   int
 	period time.Duration
 	data   malgo.DataProc
+	stop   malgo.StopProc // optional
 }
 
 // device is an initialized (and possibly started) malgo device.
@@ -137,7 +138,7 @@ func (a *audio) open(s deviceSpec) (*device, error) {
 	} else {
 		cfg.Playback = sub
 	}
-	dev, err := malgo.InitDevice(a.ctx.Context, cfg, malgo.DeviceCallbacks{Data: s.data})
+	dev, err := malgo.InitDevice(a.ctx.Context, cfg, malgo.DeviceCallbacks{Data: s.data, Stop: s.stop})
 	if err != nil {
 		return nil, fmt.Errorf("open %s device %q: %w: %v", kindName(s.kind), s.name, ErrNoAudio, err)
 	}

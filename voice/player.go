@@ -98,11 +98,16 @@ type player struct {
 	wake      chan struct{} // callback and producers → pump
 	expect    atomic.Bool   // the head message is still streaming in
 	underruns atomic.Uint64
+	halting   atomic.Bool   // we are stopping the device ourselves
+	lost      atomic.Bool   // the device stopped on its own
+	periods   atomic.Uint64 // data callbacks so far: the device's heartbeat
 
 	mu       sync.Mutex
 	dev      *device
 	queue    []*Playback // head is the one playing
 	lastBusy time.Time
+	beat     uint64    // periods at lastBeat
+	lastBeat time.Time // when the device last called back
 	micOpen  bool
 	closed   bool
 }
@@ -121,6 +126,7 @@ func newPlayer(a *audio, name string, rate int, period time.Duration) *player {
 // data is the device callback: copy, pad with silence, signal. It never
 // blocks or allocates.
 func (pl *player) data(out, _ []byte, _ uint32) {
+	pl.periods.Add(1)
 	dst := int16s(out)
 	n := pl.ring.Read(dst)
 	if n < len(dst) {
@@ -132,6 +138,15 @@ func (pl *player) data(out, _ []byte, _ uint32) {
 	pl.signal()
 }
 
+// stopped is the device's stop callback. A stop we did not ask for means
+// the device or the sound server went away.
+func (pl *player) stopped() {
+	if !pl.halting.Load() {
+		pl.lost.Store(true)
+		pl.signal()
+	}
+}
+
 func (pl *player) signal() {
 	select {
 	case pl.wake <- struct{}{}:
@@ -139,18 +154,27 @@ func (pl *player) signal() {
 	}
 }
 
-// run pumps until ctx ends.
+// stallAfter is how long an open device may go without calling back
+// before it counts as lost. PulseAudio's stream fails silently when the
+// server dies: miniaudio neither stops the device nor reports it.
+const stallAfter = time.Second
+
+// run pumps until ctx ends. The ticker catches a device that went quiet,
+// since a dead device no longer wakes the pump.
 func (pl *player) run(ctx context.Context) {
+	tick := time.NewTicker(stallAfter / 4)
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			pl.shutdown()
 			return
 		case <-pl.wake:
-			pl.mu.Lock()
-			pl.pump()
-			pl.mu.Unlock()
+		case <-tick.C:
 		}
+		pl.mu.Lock()
+		pl.pump()
+		pl.mu.Unlock()
 	}
 }
 
@@ -159,6 +183,18 @@ func (pl *player) run(ctx context.Context) {
 // head message is ever in the ring, so stopping it never touches another
 // message's audio. Called with pl.mu held.
 func (pl *player) pump() error {
+	now := time.Now()
+	if pl.dev != nil {
+		if n := pl.periods.Load(); n != pl.beat {
+			pl.beat, pl.lastBeat = n, now
+		} else if now.Sub(pl.lastBeat) > stallAfter {
+			pl.lost.Store(true)
+		}
+	}
+	if pl.lost.Swap(false) && pl.dev != nil {
+		pl.halt()
+		pl.fail(fmt.Errorf("play: device stopped: %w", ErrNoAudio))
+	}
 	for len(pl.queue) > 0 {
 		h := pl.queue[0]
 		if h.state == queued {
@@ -180,11 +216,9 @@ func (pl *player) pump() error {
 		pl.queue = pl.queue[1:]
 	}
 	pl.expect.Store(len(pl.queue) > 0 && pl.queue[0].state == writing)
-	now := time.Now()
 	if len(pl.queue) == 0 {
 		if pl.dev != nil && now.Sub(pl.lastBusy) > idleClose {
-			pl.dev.close()
-			pl.dev = nil
+			pl.halt()
 		}
 		return nil
 	}
@@ -192,18 +226,33 @@ func (pl *player) pump() error {
 	if pl.dev != nil {
 		return nil
 	}
-	dev, err := pl.a.open(deviceSpec{kind: malgo.Playback, name: pl.name, rate: pl.rate, period: pl.period, data: pl.data})
+	dev, err := pl.a.open(deviceSpec{kind: malgo.Playback, name: pl.name, rate: pl.rate, period: pl.period, data: pl.data, stop: pl.stopped})
 	if err != nil {
-		for _, p := range pl.queue {
-			p.err = err
-			pl.finish(p, 0, false)
-		}
-		pl.queue = nil
-		pl.ring.Discard()
+		pl.fail(err)
 		return err
 	}
 	pl.dev = dev
+	pl.beat, pl.lastBeat = pl.periods.Load(), now
 	return nil
+}
+
+// fail ends every message with err. The device must be closed. Called
+// with pl.mu held.
+func (pl *player) fail(err error) {
+	if len(pl.queue) > 0 && pl.queue[0].state != queued {
+		h := pl.queue[0]
+		h.err = err
+		pl.finish(h, min(pl.ring.Consumed(), h.endOr(pl.ring.Written()))-h.start, true)
+	}
+	for _, p := range pl.queue {
+		if p.state != finished {
+			p.err = err
+			pl.finish(p, 0, false)
+		}
+	}
+	pl.queue = nil
+	pl.ring.Discard()
+	pl.expect.Store(false)
 }
 
 // finish settles a message. Called with pl.mu held.
@@ -288,7 +337,9 @@ func (p *Playback) endOr(w uint64) uint64 {
 // held.
 func (pl *player) halt() {
 	if pl.dev != nil {
+		pl.halting.Store(true)
 		pl.dev.close()
+		pl.halting.Store(false)
 		pl.dev = nil
 	}
 }

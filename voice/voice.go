@@ -128,8 +128,8 @@ type Voice struct {
 	closeOnce       sync.Once
 }
 
-// New opens the audio system and returns a Voice that lives until Close or
-// until ctx ends. With no sound server or no playback device it returns an
+// New opens the audio system and returns a Voice that speaks until Close
+// or until ctx ends; Close releases it either way. With no sound server or no playback device it returns an
 // error wrapping ErrNoAudio, within probeTimeout: callers then run
 // text-only.
 func New(ctx context.Context, cfg Config) (*Voice, error) {
@@ -176,12 +176,16 @@ func New(ctx context.Context, cfg Config) (*Voice, error) {
 		},
 		emit: v.transcribe,
 	}
-	v.wg.Add(1)
+	v.wg.Add(2)
 	go func() {
 		defer v.wg.Done()
 		v.player.run(v.ctx)
 	}()
-	context.AfterFunc(v.ctx, func() { v.mic.stop() })
+	go func() {
+		defer v.wg.Done()
+		<-v.ctx.Done()
+		v.mic.stop()
+	}()
 	return v, nil
 }
 
@@ -235,8 +239,7 @@ func probe(ctx context.Context, cfg Config) (*audio, error) {
 func (v *Voice) Close() error {
 	v.closeOnce.Do(func() {
 		v.cancel()
-		v.mic.stop()
-		v.wg.Wait()
+		v.wg.Wait() // devices are closed before the context that owns them
 		v.a.close()
 	})
 	return nil

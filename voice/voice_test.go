@@ -1,12 +1,14 @@
 package voice
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -456,4 +458,98 @@ func TestNoSoundServer(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(out), "OK") {
 		t.Fatalf("child: %v\n%s", err, stderr.String())
 	}
+}
+
+// When the sound server dies mid-message, the message ends with
+// ErrNoAudio instead of holding the floor forever, and nothing crashes.
+// The child process talks to a private PulseAudio the test then kills.
+func TestSoundServerDies(t *testing.T) {
+	if os.Getenv("VOICE_DYING_SERVER_CHILD") == "1" {
+		dyingServerChild()
+		return
+	}
+	prog := need(t, "pulseaudio")
+	t.Parallel()
+	dir := t.TempDir()
+	sock := dir + "/native"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// Daemonized, pulseaudio returns once it is ready to serve.
+	pa := exec.CommandContext(ctx, prog, "-D", "-n", "--exit-idle-time=-1", "--disallow-exit",
+		"--use-pid-file=yes", "--log-target=file:"+dir+"/log",
+		"-L", "module-native-protocol-unix auth-anonymous=1 socket="+sock,
+		"-L", "module-null-sink sink_name=dying")
+	pa.Env = append(os.Environ(), "PULSE_RUNTIME_PATH="+dir, "PULSE_STATE_PATH="+dir, "HOME="+dir)
+	if out, err := pa.CombinedOutput(); err != nil {
+		t.Fatalf("pulseaudio: %v: %s", err, out)
+	}
+	pidText, err := os.ReadFile(dir + "/pid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(pidText)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := os.FindProcess(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Kill()
+	srv := newSpeechServer(t)
+	child := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSoundServerDies$", "-test.count=1")
+	child.Env = append(os.Environ(), "VOICE_DYING_SERVER_CHILD=1", "PULSE_SERVER=unix:"+sock, "VOICE_TTS_URL="+srv.url())
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	child.Stderr = &stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		line := lines.Text()
+		t.Logf("child: %s", line)
+		if line == "PLAYING" {
+			server.Kill()
+		}
+		if strings.HasPrefix(line, "FAIL") {
+			t.Error(line)
+		}
+	}
+	if err := child.Wait(); err != nil {
+		t.Fatalf("child: %v\n%s", err, stderr.String())
+	}
+}
+
+func dyingServerChild() {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	v, err := New(ctx, Config{BaseURL: os.Getenv("VOICE_TTS_URL"), APIKey: "test", Backend: BackendPulse})
+	if err != nil {
+		fmt.Printf("FAIL New: %v\n", err)
+		os.Exit(1)
+	}
+	defer v.Close()
+	p, err := v.Say(ctx, "agent-1", "tone 440 10s")
+	if err != nil {
+		fmt.Printf("FAIL Say: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Println("PLAYING")
+	select {
+	case <-p.Done():
+		fmt.Printf("done after %v played: err %v\n", p.Played(), p.Err())
+		if !errors.Is(p.Err(), ErrNoAudio) {
+			fmt.Println("FAIL want ErrNoAudio")
+		}
+	case <-time.After(8 * time.Second):
+		fmt.Println("FAIL message never ended after the server died")
+	}
+	if _, err := v.Say(ctx, "agent-1", "tone 440 1s"); !errors.Is(err, ErrNoAudio) {
+		fmt.Printf("FAIL Say after the server died: %v, want ErrNoAudio\n", err)
+	}
+	os.Exit(0)
 }
