@@ -179,6 +179,20 @@ func (m *Model) Name(role Role) string {
 	return m.cfg.Models[RoleExecutor]
 }
 
+// ListModels returns the ids of the models the endpoint offers, for a
+// settings screen to choose from.
+func (m *Model) ListModels(ctx context.Context) ([]string, error) {
+	list, err := m.client.ListModels(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list models: %w", err)
+	}
+	ids := make([]string, len(list.Models))
+	for i, md := range list.Models {
+		ids[i] = md.ID
+	}
+	return ids, nil
+}
+
 // Cost estimates what u cost on model.
 func (m *Model) cost(model string, u Usage) float64 {
 	p := m.cfg.Prices[model]

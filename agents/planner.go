@@ -71,10 +71,9 @@ func (p *planner) execTool(ctx context.Context, tc ToolCall) toolOut {
 			return bad(fmt.Errorf("wait's mode must be \"any\" or \"all\", not %q", x.Mode))
 		}
 		timeout := time.Duration(x.TimeoutS * float64(time.Second))
-		var interrupt <-chan struct{}
-		if !p.r.cfg.KeepCallsOnCorrection {
-			interrupt = p.r.room.Corrected()
-		}
+		// A correction cuts the wait short: the planner must read it now,
+		// not after executors that may be doing redirected work.
+		interrupt := p.r.room.Corrected()
 		p.r.log.Write(LogRecord{Event: "wait", Agent: p.name, Text: fmt.Sprintf("%s %v", x.Mode, x.PIDs)})
 		res, err := p.r.procs.wait(ctx, x.PIDs, x.Mode == "all", timeout, interrupt)
 		if err != nil {

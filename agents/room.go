@@ -241,10 +241,11 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 	u, err := r.cfg.Voice.Say(sayCtx, speaker, text)
 	if err != nil {
 		cancel()
-		c.Release()
-		r.forget(c, nil)
 		r.cfg.Log.Write(LogRecord{Event: "speech_failed", Agent: speaker, Error: err.Error()})
-		// The message stays in the transcript: it was said, if not aloud.
+		// The message stays in the transcript and holds the floor for its
+		// reading time, as text-only: it was said, if not aloud.
+		c.ReadFor(r.floor.ReadingTime(text))
+		go r.forget(c, nil)
 		return e, nil
 	}
 	c.OnInterrupt(u.Stop)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,12 @@ func NewRunLog(w io.Writer, clock Clock) *RunLog {
 		l.c = c
 	}
 	return l
+}
+
+// NewRunID names a run by its start time, sortable, with a random suffix
+// so two runs started in the same second differ.
+func NewRunID(now time.Time) string {
+	return now.UTC().Format("20060102-150405") + fmt.Sprintf("-%04x", rand.IntN(1<<16))
 }
 
 // CreateRunLog creates dir/runID.jsonl, readable only by the user since a
