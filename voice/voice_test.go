@@ -417,9 +417,9 @@ func TestStopOneMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	segs := segments(rec.snapshot()[from:end], rec.rate, rec.rate/100)
-	if len(segs) != 2 || !within(segs[1].freq, 880, 0.1) {
-		t.Errorf("heard %+v, want the cut 440 Hz tone then 880 Hz", segs)
+	ga, gb, _, ok := twoTones(rec.snapshot()[from:end], rec.rate, 660)
+	if !ok || gb.from < ga.to || !within(gb.freq, 880, 0.1) || !within(dur(gb.to-gb.from, rec.rate).Seconds(), 0.3, 0.1) {
+		t.Errorf("heard %+v then %+v, want the cut 440 Hz tone then 300 ms at 880 Hz", ga, gb)
 	}
 }
 
