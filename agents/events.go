@@ -2,6 +2,8 @@ package agents
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -161,4 +163,55 @@ func (s *Subscription) run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// FormatEvent renders an event as one readable line, for a terminal
+// (vroom run without --json).
+func FormatEvent(e Event) string {
+	switch d := e.Data.(type) {
+	case Entry:
+		switch d.Kind {
+		case EntryCorrection:
+			return fmt.Sprintf("[user] %s", d.Text)
+		case EntryNotice:
+			return fmt.Sprintf("[%s] %s", d.Speaker, d.Text)
+		}
+		s := fmt.Sprintf("[%s] says: %s", d.Speaker, d.Text)
+		if d.Interrupted {
+			s += " (interrupted)"
+		}
+		return s
+	case FloorState:
+		if d.Free() {
+			return "floor: free"
+		}
+		return "floor: " + d.Speaker + " speaking"
+	case ProcInfo:
+		s := fmt.Sprintf("%s (pid %d) %s", d.Agent, d.PID, d.State)
+		if d.Tab != "" {
+			s += " on " + d.Tab
+		}
+		if d.State.Finished() {
+			return s + fmt.Sprintf(" after %d steps: %s", d.Steps, d.Summary)
+		}
+		return s + ": " + d.Task
+	case StepInfo:
+		s := fmt.Sprintf("%s #%d %s %s → %s", d.Agent, d.Step, d.Tool, d.Args, d.Outcome)
+		if d.URL != "" {
+			s += " @ " + d.URL
+		}
+		return s
+	case Usage:
+		return fmt.Sprintf("tokens: %d in, %d out, $%.4f", d.PromptTokens, d.CompletionTokens, d.Cost)
+	case Confirmation:
+		return fmt.Sprintf("%s asks to confirm: %s (%s) %s", d.Agent, d.Action, d.Target, d.Reason)
+	case Question:
+		return fmt.Sprintf("%s asks: %s [%s]", d.Agent, d.Question, strings.Join(d.Options, " | "))
+	case RunInfo:
+		if d.State == "started" {
+			return "run started: " + d.Task
+		}
+		return fmt.Sprintf("run %s: %s", d.State, d.Summary)
+	}
+	return fmt.Sprintf("%s %v", e.Kind, e.Data)
 }

@@ -194,9 +194,11 @@ func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 			b, _ := json.Marshal(shown)
 			args = string(b)
 		}
-		if class, _ := Classify(a, t); class == Irreversible {
+		if class, reason := Classify(a, t); class == Irreversible {
 			e.waiting(true)
-			e.r.room.publish(Event{Kind: EventConfirm, Agent: e.name, Data: Confirmation{Agent: e.name, Action: shown.String(), Target: t.Role + " " + strconv.Quote(t.Name), URL: t.URL}})
+			e.r.room.publish(Event{Kind: EventConfirm, Agent: e.name, Data: Confirmation{
+				Agent: e.name, Action: shown.String(), Target: t.Role + " " + strconv.Quote(t.Name), Reason: reason, URL: t.URL,
+			}})
 			e.r.log.Write(LogRecord{Event: "confirm_asked", Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name, Args: json.RawMessage(args), URL: t.URL, Text: t.Name})
 			_, err := e.r.gate.action(ctx, e.name, a, t)
 			e.waiting(false)

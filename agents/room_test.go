@@ -272,3 +272,22 @@ func TestRunLogRedactsAndReplays(t *testing.T) {
 		t.Fatalf("replay:\n%s", out.String())
 	}
 }
+
+func TestFormatEvent(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		e    Event
+		want string
+	}{
+		{Event{Data: Entry{Speaker: "agent 1", Kind: EntrySpeech, Text: "hello", Interrupted: true}}, "[agent 1] says: hello (interrupted)"},
+		{Event{Data: Entry{Speaker: User, Kind: EntryCorrection, Text: "stop"}}, "[user] stop"},
+		{Event{Data: FloorState{Speaker: "agent 2"}}, "floor: agent 2 speaking"},
+		{Event{Data: ProcInfo{PID: 1, Agent: "agent 1", State: ProcDone, Tab: "t1", Steps: 4, Summary: "ok"}}, "agent 1 (pid 1) done on t1 after 4 steps: ok"},
+		{Event{Data: StepInfo{Agent: "agent 1", Step: 2, Tool: "click", Args: `{"ref":"e1"}`, Outcome: "click e1: page changed"}}, `agent 1 #2 click {"ref":"e1"} → click e1: page changed`},
+		{Event{Data: Question{Agent: "planner", Question: "Which repo?", Options: []string{"a", "b"}}}, "planner asks: Which repo? [a | b]"},
+	} {
+		if got := FormatEvent(tc.e); got != tc.want {
+			t.Errorf("FormatEvent = %q, want %q", got, tc.want)
+		}
+	}
+}
