@@ -479,9 +479,13 @@ func TestSoundServerDies(t *testing.T) {
 		"--use-pid-file=yes", "--log-target=file:"+dir+"/log",
 		"-L", "module-native-protocol-unix auth-anonymous=1 socket="+sock,
 		"-L", "module-null-sink sink_name=dying")
-	pa.Env = append(os.Environ(), "PULSE_RUNTIME_PATH="+dir, "PULSE_STATE_PATH="+dir, "HOME="+dir)
+	// Off any session bus: the test environment's PulseAudio owns the
+	// org.PulseAudio1 name there.
+	pa.Env = append(os.Environ(), "PULSE_RUNTIME_PATH="+dir, "PULSE_STATE_PATH="+dir, "HOME="+dir,
+		"DBUS_SESSION_BUS_ADDRESS=unix:path="+dir+"/no-bus")
 	if out, err := pa.CombinedOutput(); err != nil {
-		t.Fatalf("pulseaudio: %v: %s", err, out)
+		log, _ := os.ReadFile(dir + "/log")
+		t.Fatalf("pulseaudio: %v: %s%s", err, out, log)
 	}
 	pidText, err := os.ReadFile(dir + "/pid")
 	if err != nil {
