@@ -87,7 +87,7 @@ func TestWaitAnyAllTimeout(t *testing.T) {
 // executor alone.
 func TestParallelExecutors(t *testing.T) {
 	t.Parallel()
-	const delay = 100 * time.Millisecond
+	const delay = 250 * time.Millisecond // model time dominates, as with a real model
 	script := func(tr *testRun, tasks ...string) {
 		tr.srv.Script("planner", plannerScript(tasks...))
 		for _, task := range tasks {

@@ -226,21 +226,36 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 		go r.forget(c, nil)
 		return e, nil
 	}
-	// Say may take until the speech endpoint's first byte; the claim's
-	// time-to-live bounds it.
-	// The message outlives the agent's step, and the agent too: an agent
-	// may say goodbye and finish. Only the claim's end stops it.
+	// Say may take until the speech endpoint's first byte: the claim's
+	// time-to-live and the caller's ctx bound that wait. Once playing, the
+	// message outlives the agent's step, and the agent too (an agent may
+	// say goodbye and finish): only the claim's end stops it.
 	sayCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	started := make(chan struct{})
 	go func() {
 		select {
 		case <-c.Done():
 			cancel()
 		case <-sayCtx.Done():
+		case <-started:
+			select {
+			case <-c.Done():
+				cancel()
+			case <-sayCtx.Done():
+			}
+		case <-ctx.Done():
+			cancel()
 		}
 	}()
 	u, err := r.cfg.Voice.Say(sayCtx, speaker, text)
+	close(started)
 	if err != nil {
 		cancel()
+		if ctx.Err() != nil {
+			c.Release()
+			go r.forget(c, nil)
+			return e, fmt.Errorf("speak: %w", ctx.Err())
+		}
 		r.cfg.Log.Write(LogRecord{Event: "speech_failed", Agent: speaker, Error: err.Error()})
 		// The message stays in the transcript and holds the floor for its
 		// reading time, as text-only: it was said, if not aloud.

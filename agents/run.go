@@ -117,6 +117,7 @@ type Run struct {
 
 	mu    sync.Mutex
 	usage Usage
+	execs sync.WaitGroup // running executors, so Execute returns only after they stopped
 }
 
 // NewRun prepares a run; Execute starts it.
@@ -200,8 +201,10 @@ func (r *Run) Execute(ctx context.Context, task string, tabs ...string) (Result,
 
 	p := newPlanner(r, task, tabs)
 	fin, err := p.run(r.ctx)
-	// Whatever the planner did, no executor outlives the run.
+	// Whatever the planner did, no executor outlives the run: each is
+	// stopped and has released its tab when Execute returns.
 	r.procs.killAll("the run ended")
+	r.execs.Wait()
 	res := Result{Summary: fin.summary, Success: fin.success && err == nil, Steps: p.steps, Usage: r.Usage(), Procs: r.procs.list()}
 	if err != nil {
 		if cause := context.Cause(r.ctx); cause != nil && errors.Is(cause, ErrKilled) {
@@ -263,9 +266,13 @@ func (r *Run) Spawn(ctx context.Context, task, tabID, url string) (ProcInfo, err
 		return p.info, err
 	}
 	r.procs.update(p, func(i *ProcInfo) { i.Tab = tab.ID() })
-	r.log.Write(LogRecord{Event: "spawn", Agent: name, PID: p.info.PID, Text: task, URL: url, Kind: tab.ID()})
+	r.log.Write(LogRecord{Event: "spawn", Agent: name, PID: p.info.PID, Text: task, URL: url, Tab: tab.ID()})
 	r.room.Notice("%s started on tab %s: %s", name, tab.ID(), task)
-	go r.execute(pctx, p, tab)
+	r.execs.Add(1)
+	go func() {
+		defer r.execs.Done()
+		r.execute(pctx, p, tab)
+	}()
 	return r.info(p), nil
 }
 

@@ -21,6 +21,7 @@ type LogRecord struct {
 	Agent   string          `json:"agent,omitempty"`
 	PID     int             `json:"pid,omitempty"`
 	Step    int             `json:"step,omitempty"`
+	Tab     string          `json:"tab,omitempty"`
 	Tool    string          `json:"tool,omitempty"`
 	Args    json.RawMessage `json:"args,omitempty"`
 	Kind    string          `json:"kind,omitempty"`
@@ -198,6 +199,9 @@ func FormatRecord(r LogRecord, start time.Time) string {
 	}
 	if r.Kind != "" {
 		fmt.Fprintf(&b, " [%s]", r.Kind)
+	}
+	if r.Tab != "" {
+		fmt.Fprintf(&b, " tab %s", r.Tab)
 	}
 	if r.Text != "" {
 		fmt.Fprintf(&b, " %q", clip(r.Text, 200))
