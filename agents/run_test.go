@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -534,5 +535,72 @@ func TestScreenshotGoesToVisionModel(t *testing.T) {
 	}
 	if len(acts) != 2 || acts[0].Kind != ActClickAt || acts[0].X != 210 || acts[1].Text != "67" {
 		t.Fatalf("actions %+v", acts)
+	}
+}
+
+func TestWallBudgetKillsRun(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock()
+	tr := newTestRun(t, func(c *Config) { c.Clock = clk; c.Budget.Wall = 5 * time.Minute })
+	tr.srv.Then("planner", spawn("slow"), modeltest.Call("wait", map[string]any{"mode": "all"}))
+	tr.srv.Script("executor", modeltest.Step{Times: -1, Reply: modeltest.Slow(time.Minute, done("never", true))})
+	go func() {
+		for {
+			ch := tr.srv.Changed()
+			if len(tr.srv.Requests("executor")) == 1 && len(tr.srv.Requests("planner")) == 2 {
+				clk.Advance(5 * time.Minute)
+				return
+			}
+			<-ch
+		}
+	}()
+	_, err := tr.Execute(context.Background(), "slow")
+	if !errors.Is(err, ErrKilled) || !strings.Contains(err.Error(), "wall-time budget of 5m0s exhausted") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestCostBudgetKillsRun(t *testing.T) {
+	t.Parallel()
+	tr := newTestRun(t, func(c *Config) {
+		c.Model.cfg.Prices = map[string]Price{"planner": {Prompt: 1000, Completion: 1000}} // $0.001 a token
+		c.Budget.Cost = 0.5
+	})
+	tr.srv.Then("planner", modeltest.Call("speak", map[string]any{"text": "thinking aloud"}), done("x", true))
+	_, err := tr.Execute(context.Background(), "expensive")
+	if !errors.Is(err, ErrKilled) || !strings.Contains(err.Error(), "cost budget of $0.50 exhausted") {
+		t.Fatalf("err %v usage %+v", err, tr.Usage())
+	}
+}
+
+func TestCreateRunLogFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	id := NewRunID(time.Date(2026, 11, 30, 13, 0, 0, 0, time.UTC))
+	if !strings.HasPrefix(id, "20261130-130000-") {
+		t.Fatalf("id %q", id)
+	}
+	for i := 0; i < 2; i++ { // reopening appends
+		l, err := CreateRunLog(dir+"/runs", id, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Write(LogRecord{Event: "run_start"})
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(dir + "/runs/" + id + ".jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	if st.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", st.Mode())
+	}
+	recs, err := ReadRunLog(f)
+	if err != nil || len(recs) != 2 {
+		t.Fatal(err, len(recs))
 	}
 }
