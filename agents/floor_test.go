@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 )
@@ -292,5 +293,65 @@ func TestFloorRandomInterleavings(t *testing.T) {
 		if !f.State().Free() {
 			t.Fatalf("seed %d: floor stuck with %+v", seed, f.State())
 		}
+	}
+}
+
+// TestFloorConcurrent hammers the floor from four agent goroutines and the
+// person at once, on the wall clock, and checks every transition the floor
+// reported: the floor only passes between agents through "free", and the
+// person never waits.
+func TestFloorConcurrent(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var states []FloorState
+	f := NewFloor(FloorConfig{TTL: 2 * time.Millisecond, OnChange: func(s FloorState) {
+		mu.Lock()
+		states = append(states, s)
+		mu.Unlock()
+	}})
+	var wg sync.WaitGroup
+	for i := 1; i <= 4; i++ {
+		wg.Add(1)
+		go func(name string) {
+			defer wg.Done()
+			for n := 0; n < 300; n++ {
+				c, err := f.Claim(name)
+				if err != nil {
+					continue
+				}
+				switch n % 3 {
+				case 0:
+					c.ReadFor(time.Duration(n%5) * 100 * time.Microsecond)
+				case 1:
+					c.Playing(time.Millisecond)
+					c.Release()
+				default: // no speech: left to expire
+				}
+			}
+		}(fmt.Sprintf("agent %d", i))
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for n := 0; n < 200; n++ {
+			f.TakeUser()
+			if s := f.State(); s.Speaker != User {
+				t.Errorf("the user asked for the floor and got %+v", s)
+			}
+			f.ReleaseUser()
+		}
+	}()
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	prev := ""
+	for i, s := range states {
+		if prev != "" && s.Speaker != "" && s.Speaker != prev && s.Speaker != User {
+			t.Fatalf("transition %d: floor passed from %q to %q without being free", i, prev, s.Speaker)
+		}
+		prev = s.Speaker
+	}
+	if len(states) < 400 {
+		t.Fatalf("only %d transitions: the test did not exercise the floor", len(states))
 	}
 }
