@@ -10,6 +10,8 @@ import (
 
 const usage = `usage:
   vroom                    open the Vroom window
+  vroom run [flags] TASK   run a task headless, printing each event (see vroom run -h)
+  vroom replay RUN         print a past run as a timeline
   vroom observe URL        print a page as Vroom's agents see it (see vroom observe -h)
 `
 
@@ -23,6 +25,10 @@ func Main(ctx context.Context, args []string, assets fs.FS, stdout, stderr io.Wr
 	switch args[0] {
 	case "observe":
 		return runObserve(ctx, args[1:], stdout, stderr)
+	case "run":
+		return runRun(ctx, args[1:], stdout, stderr)
+	case "replay":
+		return runReplay(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
