@@ -187,7 +187,7 @@ func (v *Voice) Unmute(ctx context.Context) error {
 // utterance, with an open mic). If it holds speech it is transcribed in
 // the background and delivered on Transcripts. Muting a muted voice
 // returns a nil clip.
-func (v *Voice) Mute(ctx context.Context) (*Clip, error) {
+func (v *Voice) Mute(_ context.Context) (*Clip, error) {
 	c := v.mic.stop()
 	v.player.setMicOpen(false)
 	if c == nil {
@@ -196,7 +196,7 @@ func (v *Voice) Mute(ctx context.Context) (*Clip, error) {
 	if c.Speech {
 		v.transcribe(c)
 	}
-	return c, ctx.Err()
+	return c, nil
 }
 
 // PushToTalk maps a talk key: held opens the microphone (Unmute), released
