@@ -1,0 +1,307 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"vroom/agents"
+	"vroom/browser"
+)
+
+// maxReadPage bounds the text read_page asks the browser for; the runtime
+// trims it further for the prompt.
+const maxReadPage = 24000
+
+// Tabs lends a browser's tabs to a run's executors: it is the
+// agents.TabProvider over a *browser.Browser. Every tab it hands out is
+// leased to the executor for the executor's whole life, so nobody else (the
+// person, another agent) can act in it meanwhile, and the lease ends with
+// Release or when the Tabs' context ends.
+type Tabs struct {
+	b *browser.Browser
+	// ctx bounds every lease: when the run ends, its tabs are free again
+	// even if an executor never released them.
+	ctx  context.Context
+	opts browser.ObserveOptions
+
+	mu     sync.Mutex
+	opened []*browser.Tab       // tabs opened for the run, in order
+	leased map[string]*agentTab // tab id → the adapter holding its lease
+	owners map[*agentTab]*browser.Lease
+}
+
+// NewTabs returns a provider over b whose leases end at the latest when ctx
+// does. opts chooses the view executors get (the zero value is the
+// browser's default frontier of 40 controls).
+func NewTabs(ctx context.Context, b *browser.Browser, opts browser.ObserveOptions) *Tabs {
+	return &Tabs{b: b, ctx: ctx, opts: opts, leased: map[string]*agentTab{}, owners: map[*agentTab]*browser.Lease{}}
+}
+
+// Open opens a tab at url leased to owner. The tab is leased before it
+// navigates, so no one else can act in it even while it loads.
+func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) {
+	t, err := p.b.Open(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("open tab for %s: %w", owner, err)
+	}
+	p.mu.Lock()
+	p.opened = append(p.opened, t)
+	p.mu.Unlock()
+	at, err := p.lease(t, owner)
+	if err != nil {
+		return nil, fmt.Errorf("open tab for %s: %w", owner, err)
+	}
+	if url != "" && url != "about:blank" {
+		if _, err := t.Navigate(browser.WithOwner(ctx, owner), url); err != nil {
+			p.Release(at, owner)
+			return nil, fmt.Errorf("open tab for %s: %w", owner, err)
+		}
+	}
+	return at, nil
+}
+
+// Attach leases the existing tab id to owner, keeping its state (cookies,
+// a logged-in session, a half-filled form). A tab someone else holds gives
+// an error wrapping browser.ErrTabLeased that names the holder.
+func (p *Tabs) Attach(ctx context.Context, owner, id string) (agents.Tab, error) {
+	t, err := p.b.Tab(id)
+	if err != nil {
+		return nil, fmt.Errorf("attach tab %s: %w", id, err)
+	}
+	at, err := p.lease(t, owner)
+	if err != nil {
+		return nil, fmt.Errorf("attach tab %s: %w", id, err)
+	}
+	return at, nil
+}
+
+func (p *Tabs) lease(t *browser.Tab, owner string) (*agentTab, error) {
+	l, err := t.Lease(p.ctx, owner)
+	if err != nil {
+		var le *browser.LeaseError
+		if errors.As(err, &le) {
+			return nil, fmt.Errorf("%w: %s is working in it; wait for it to finish or kill it first", err, le.Holder)
+		}
+		return nil, err
+	}
+	at := &agentTab{t: t, owner: owner, opts: p.opts}
+	p.mu.Lock()
+	p.leased[t.ID()] = at
+	p.owners[at] = l
+	p.mu.Unlock()
+	return at, nil
+}
+
+// Release ends owner's lease on the tab; the tab stays open, so a failed
+// sub-task can be retried in it.
+func (p *Tabs) Release(t agents.Tab, owner string) {
+	at, ok := t.(*agentTab)
+	if !ok || at.owner != owner {
+		return
+	}
+	p.mu.Lock()
+	l := p.owners[at]
+	delete(p.owners, at)
+	if p.leased[at.t.ID()] == at {
+		delete(p.leased, at.t.ID())
+	}
+	p.mu.Unlock()
+	if l != nil {
+		l.Release()
+	}
+}
+
+// Opened returns the ids of the tabs opened for the run, in order.
+func (p *Tabs) Opened() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids := make([]string, len(p.opened))
+	for i, t := range p.opened {
+		ids[i] = t.ID()
+	}
+	return ids
+}
+
+// CloseOpened closes every tab opened for the run that is still open;
+// tabs the person attached stay. Leases still held are released first.
+func (p *Tabs) CloseOpened(ctx context.Context) error {
+	p.mu.Lock()
+	tabs := p.opened
+	p.opened = nil
+	leases := make([]*browser.Lease, 0, len(p.owners))
+	for at, l := range p.owners {
+		leases = append(leases, l)
+		delete(p.owners, at)
+	}
+	p.leased = map[string]*agentTab{}
+	p.mu.Unlock()
+	for _, l := range leases {
+		l.Release()
+	}
+	var errs []error
+	for _, t := range tabs {
+		if err := t.Close(ctx); err != nil && !errors.Is(err, browser.ErrTabClosed) && !errors.Is(err, browser.ErrBrowserClosed) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// agentTab is one leased tab as an executor sees it: agents.Tab over a
+// *browser.Tab. It remembers the controls seen on the current document so
+// the safety gate can name an action's target before it runs.
+type agentTab struct {
+	t     *browser.Tab
+	owner string
+	opts  browser.ObserveOptions
+
+	mu       sync.Mutex
+	version  int // the observation Diff compares with
+	url      string
+	controls map[string]browser.Control
+}
+
+// ID returns the browser's tab id.
+func (a *agentTab) ID() string { return a.t.ID() }
+
+func (a *agentTab) ctx(ctx context.Context) context.Context {
+	return browser.WithOwner(ctx, a.owner)
+}
+
+// Observe returns the page as compact text and makes it Diff's baseline.
+func (a *agentTab) Observe(ctx context.Context) (agents.Observation, error) {
+	obs, err := a.t.Observe(a.ctx(ctx), a.opts)
+	if err != nil {
+		return agents.Observation{}, err
+	}
+	a.mu.Lock()
+	a.version = obs.Version
+	a.url = obs.URL
+	a.controls = make(map[string]browser.Control, len(obs.Controls))
+	for _, c := range obs.Controls {
+		a.controls[c.Ref] = c
+	}
+	a.mu.Unlock()
+	return agents.Observation{URL: obs.URL, Title: obs.Title, Text: obs.Compact()}, nil
+}
+
+// Diff returns the browser's changes since the last observation, "" when
+// nothing changed, and moves the baseline forward.
+func (a *agentTab) Diff(ctx context.Context) (string, error) {
+	a.mu.Lock()
+	since := a.version
+	a.mu.Unlock()
+	d, err := a.t.Changes(a.ctx(ctx), since, a.opts)
+	if err != nil {
+		return "", err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.version = d.Version
+	if d.Full != nil {
+		a.url = d.Full.URL
+		a.controls = make(map[string]browser.Control, len(d.Full.Controls))
+		for _, c := range d.Full.Controls {
+			a.controls[c.Ref] = c
+		}
+		return d.Compact(), nil
+	}
+	if d.URL != "" {
+		a.url = d.URL
+	}
+	if a.controls == nil {
+		a.controls = map[string]browser.Control{}
+	}
+	for _, c := range d.Added {
+		a.controls[c.Ref] = c
+	}
+	for _, c := range d.Changed {
+		a.controls[c.Ref] = c
+	}
+	// Removed controls are kept: one scrolled out of the compared view is
+	// still on the page and its ref still works.
+	if d.Empty() {
+		return "", nil
+	}
+	return d.Compact(), nil
+}
+
+// Target names what a would touch: the control's role and name, the
+// destination of a link, the page's URL otherwise.
+func (a *agentTab) Target(ctx context.Context, act agents.Action) (agents.Target, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	tg := agents.Target{URL: a.url}
+	ref := act.Ref
+	if ref == "" && act.Kind == agents.ActPress {
+		// A key goes to whatever has focus.
+		for _, c := range a.controls {
+			if c.Focused {
+				ref = c.Ref
+				break
+			}
+		}
+	}
+	if ref == "" {
+		return tg, nil
+	}
+	c, ok := a.controls[ref]
+	if !ok {
+		return agents.Target{}, fmt.Errorf("%s is not in the latest observation of this page", ref)
+	}
+	tg.Role, tg.Name, tg.Sensitive = c.Role, c.Name, c.Sensitive
+	if c.Href != "" {
+		if u, err := url.Parse(a.url); err == nil {
+			if h, err := u.Parse(c.Href); err == nil {
+				tg.URL = h.String()
+			}
+		}
+	}
+	return tg, nil
+}
+
+// Act performs the action through trusted CDP input; the browser's
+// verdict says whether it had any visible effect.
+func (a *agentTab) Act(ctx context.Context, act agents.Action) (agents.Outcome, error) {
+	ba := browser.Action{
+		Kind: act.Kind, Ref: act.Ref, Text: act.Text, Submit: act.Submit, Option: act.Option, Key: act.Key,
+		Direction: act.Direction, Amount: act.Amount, X: act.X, Y: act.Y, URL: act.URL,
+	}
+	r, err := a.t.Do(a.ctx(ctx), ba)
+	if err != nil {
+		return agents.Outcome{}, err
+	}
+	if r.Navigated {
+		a.mu.Lock()
+		a.url = r.URL
+		a.mu.Unlock()
+	}
+	return agents.Outcome{Summary: r.String(), Effect: r.Changed || r.Navigated, Navigated: r.Navigated, URL: r.URL}, nil
+}
+
+// Screenshot captures the viewport as PNG; one pixel is one click_at unit.
+func (a *agentTab) Screenshot(ctx context.Context) (agents.Screenshot, error) {
+	s, err := a.t.Screenshot(a.ctx(ctx), browser.ScreenshotOptions{})
+	if err != nil {
+		return agents.Screenshot{}, err
+	}
+	mime := "image/png"
+	if strings.EqualFold(s.Format, "jpeg") || strings.EqualFold(s.Format, "jpg") {
+		mime = "image/jpeg"
+	}
+	return agents.Screenshot{Data: s.Data, MIME: mime, Width: s.Width, Height: s.Height}, nil
+}
+
+// ReadPage returns the page's visible text. It uses its own observation
+// options, so it leaves Diff's baseline alone.
+func (a *agentTab) ReadPage(ctx context.Context) (string, error) {
+	obs, err := a.t.Observe(a.ctx(ctx), browser.ObserveOptions{Limit: 1, TextMax: maxReadPage})
+	if err != nil {
+		return "", err
+	}
+	return obs.Text, nil
+}
