@@ -2,6 +2,7 @@ package voice
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -89,3 +90,49 @@ func percentile(d []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// BenchmarkTurns has four speakers take turns as the floor makes them:
+// each says its message the moment the previous one is done. One op is
+// one 1-second message; -benchtime=120x is two minutes of speech. It
+// reports the device periods that found no audio while a message was
+// streaming (underruns/op) and every silence of a millisecond or more at
+// the speaker between the first sound and the last (silences/op:
+// handoff gaps and sound-server dropouts alike).
+func BenchmarkTurns(b *testing.B) {
+	needPulse(b)
+	srv := newSpeechServer(b)
+	rec := record(b, speakerSink+".monitor")
+	v := newVoice(b, testConfig(srv.url()))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	speakers := []string{"agent-1", "agent-2", "agent-3", "agent-4"}
+	tones := []int{330, 440, 550, 660}
+	from := rec.len()
+	under := v.Underruns()
+	b.ResetTimer()
+	for i := range b.N {
+		p, err := v.Say(ctx, speakers[i%4], fmt.Sprintf("tone %d 1s", tones[i%4]))
+		if err != nil {
+			b.Fatal(err)
+		}
+		<-p.Done()
+		if p.Interrupted() || p.Err() != nil {
+			b.Fatalf("message %d: interrupted %v, err %v", i, p.Interrupted(), p.Err())
+		}
+	}
+	b.StopTimer()
+	end, err := rec.waitFor(ctx, silenceFrom(rec.len(), rec.rate/10))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := rec.snapshot()[from:end]
+	segs := segments(s, rec.rate, rec.rate/1000)
+	var longest time.Duration
+	for i := 1; i < len(segs); i++ {
+		longest = max(longest, dur(segs[i].from-segs[i-1].to, rec.rate))
+	}
+	b.ReportMetric(float64(v.Underruns()-under)/float64(b.N), "underruns/op")
+	b.ReportMetric(float64(len(segs)-1)/float64(b.N), "silences/op")
+	b.ReportMetric(ms(longest), "longest-silence-ms")
+	b.ReportMetric(0, "ns/op")
+}
