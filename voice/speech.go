@@ -26,12 +26,19 @@ type OfflineVoice struct {
 // String returns the voice as "name/pitch".
 func (o OfflineVoice) String() string { return o.Name + "/" + strconv.Itoa(o.Pitch) }
 
-// DefaultVoices are the speech endpoint's voices handed to speakers in turn.
-var defaultVoices = []string{"alloy", "echo", "fable", "onyx", "nova", "shimmer"}
+// defaultVoices are the speech endpoint's voices handed to speakers in turn;
+// every OpenAI speech model has them.
+func defaultVoices() []string {
+	return []string{"alloy", "echo", "fable", "onyx", "nova", "shimmer"}
+}
 
-var defaultOfflineVoices = []OfflineVoice{
-	{"en-us", 50}, {"en-gb+f3", 70}, {"en-gb-scotland", 30},
-	{"en-us+f2", 60}, {"en-029+m3", 40}, {"en-gb-x-rp+f4", 80},
+// defaultOfflineVoices differ in accent, sex and pitch, so that even two
+// agents with neighbouring voices are told apart.
+func defaultOfflineVoices() []OfflineVoice {
+	return []OfflineVoice{
+		{"en-us", 50}, {"en-gb+f3", 70}, {"en-gb-scotland", 30},
+		{"en-us+f2", 60}, {"en-029+m3", 40}, {"en-gb-x-rp+f4", 80},
+	}
 }
 
 // assigner hands each new speaker the next voice index, round-robin, and

@@ -74,7 +74,7 @@ func (c *Config) defaults() {
 		c.TTSModel = string(openai.TTSModelGPT4oMini)
 	}
 	if len(c.Voices) == 0 {
-		c.Voices = defaultVoices
+		c.Voices = defaultVoices()
 	}
 	if c.SpeechRate == 0 {
 		c.SpeechRate = 24000
@@ -83,7 +83,7 @@ func (c *Config) defaults() {
 		c.Espeak = "espeak-ng"
 	}
 	if len(c.OfflineVoices) == 0 {
-		c.OfflineVoices = defaultOfflineVoices
+		c.OfflineVoices = defaultOfflineVoices()
 	}
 	if c.STTModel == "" {
 		c.STTModel = openai.Whisper1
