@@ -1,0 +1,110 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+const animatedPage = `<!doctype html><title>anim</title>
+<div id=box style="width:200px;height:200px;background:red"></div>
+<script>let n=0;function f(){n++;box.style.background='hsl('+(n*7%360)+',80%,50%)';box.textContent=n;requestAnimationFrame(f)}f()</script>`
+
+// readFrame reads one record of the live stream.
+func readFrame(r *bufio.Reader) (frameHeader, []byte, error) {
+	var h frameHeader
+	var n uint32
+	if err := binary.Read(r, binary.BigEndian, &n); err != nil {
+		return h, nil, err
+	}
+	hdr := make([]byte, n)
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		return h, nil, err
+	}
+	if err := json.Unmarshal(hdr, &h); err != nil {
+		return h, nil, err
+	}
+	if err := binary.Read(r, binary.BigEndian, &n); err != nil {
+		return h, nil, err
+	}
+	jpeg := make([]byte, n)
+	_, err := io.ReadFull(r, jpeg)
+	return h, jpeg, err
+}
+
+// The live endpoint streams real JPEG frames of a tab, newest first, and
+// refuses a caller without the launch's token.
+func TestLiveStream(t *testing.T) {
+	needBrowser(t)
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, animatedPage)
+	}))
+	t.Cleanup(site.Close)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	tab, err := testBrowser.Open(ctx, site.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tab.Close(context.Background()) })
+
+	live, err := newLiveServer(testBrowser.Tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { live.Close() })
+
+	resp, err := http.Get(live.URL() + "/live/" + tab.ID() + "?token=wrong")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("wrong token: status %d, want 403", resp.StatusCode)
+	}
+	resp, err = http.Get(live.URL() + "/live/nope?token=" + live.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("unknown tab: status %d, want 404", resp.StatusCode)
+	}
+
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, live.URL()+"/live/"+tab.ID()+"?w=640&h=400&q=50&token="+live.token, nil)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	r := bufio.NewReader(resp.Body)
+	var last int64 = -1
+	for i := 0; i < 5; i++ {
+		h, jpeg, err := readFrame(r)
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if !bytes.HasPrefix(jpeg, []byte{0xff, 0xd8}) {
+			t.Fatalf("frame %d is not a JPEG", i)
+		}
+		if h.Seq <= last {
+			t.Fatalf("frame seq %d after %d: not newest-first", h.Seq, last)
+		}
+		if h.W != 1280 || h.H != 800 || h.At == 0 {
+			t.Fatalf("header %+v", h)
+		}
+		last = h.Seq
+	}
+}
