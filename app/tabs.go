@@ -32,6 +32,7 @@ type Tabs struct {
 	opened []*browser.Tab       // tabs opened for the run, in order
 	leased map[string]*agentTab // tab id → the adapter holding its lease
 	owners map[*agentTab]*browser.Lease
+	pool   []*browser.Tab // blank tabs opened ahead of need
 }
 
 // NewTabs returns a provider over b whose leases end at the latest when ctx
@@ -41,25 +42,67 @@ func NewTabs(ctx context.Context, b *browser.Browser, opts browser.ObserveOption
 	return &Tabs{b: b, ctx: ctx, opts: opts, leased: map[string]*agentTab{}, owners: map[*agentTab]*browser.Lease{}}
 }
 
-// Open opens a tab at url leased to owner. The tab is leased before it
-// navigates, so no one else can act in it even while it loads.
-func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) {
-	t, err := p.b.Open(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("open tab for %s: %w", owner, err)
-	}
+// Prewarm opens blank tabs until n are ready ahead of need, so spawning an
+// executor does not wait for Chromium to open one (about half a second
+// here, and the planner's spawns are sequential). It returns once they are
+// open. Tabs are not replenished as they are used: opening them competes
+// with the executors' own work.
+func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 	p.mu.Lock()
-	p.opened = append(p.opened, t)
+	need := n - len(p.pool)
 	p.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make([]error, max(need, 0))
+	for i := 0; i < need; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t, err := p.b.Open(ctx, "")
+			if err != nil {
+				errs[i] = fmt.Errorf("prewarm: %w", err)
+				return
+			}
+			p.mu.Lock()
+			p.opened = append(p.opened, t)
+			p.pool = append(p.pool, t)
+			p.mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Open opens a tab at url leased to owner. The tab is leased before it
+// navigates, so no one else can act in it even while it loads; the load
+// goes on after Open returns, and the tab's first use waits for it.
+func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) {
+	p.mu.Lock()
+	var t *browser.Tab
+	if n := len(p.pool); n > 0 {
+		t, p.pool = p.pool[0], p.pool[1:]
+	}
+	p.mu.Unlock()
+	if t == nil {
+		var err error
+		if t, err = p.b.Open(ctx, ""); err != nil {
+			return nil, fmt.Errorf("open tab for %s: %w", owner, err)
+		}
+		p.mu.Lock()
+		p.opened = append(p.opened, t)
+		p.mu.Unlock()
+	}
 	at, err := p.lease(t, owner)
 	if err != nil {
 		return nil, fmt.Errorf("open tab for %s: %w", owner, err)
 	}
 	if url != "" && url != "about:blank" {
-		if _, err := t.Navigate(browser.WithOwner(ctx, owner), url); err != nil {
-			p.Release(at, owner)
-			return nil, fmt.Errorf("open tab for %s: %w", owner, err)
-		}
+		at.ready = make(chan struct{})
+		go func() {
+			defer close(at.ready)
+			if _, err := t.Navigate(browser.WithOwner(p.ctx, owner), url); err != nil {
+				at.readyErr = fmt.Errorf("open %s: %w", url, err)
+			}
+		}()
 	}
 	return at, nil
 }
@@ -131,7 +174,7 @@ func (p *Tabs) Opened() []string {
 func (p *Tabs) CloseOpened(ctx context.Context) error {
 	p.mu.Lock()
 	tabs := p.opened
-	p.opened = nil
+	p.opened, p.pool = nil, nil
 	leases := make([]*browser.Lease, 0, len(p.owners))
 	for at, l := range p.owners {
 		leases = append(leases, l)
@@ -159,6 +202,11 @@ type agentTab struct {
 	owner string
 	opts  browser.ObserveOptions
 
+	// ready, when set, is closed once the tab's first page has loaded;
+	// readyErr is why it did not.
+	ready    chan struct{}
+	readyErr error
+
 	mu       sync.Mutex
 	version  int // the observation Diff compares with
 	url      string
@@ -172,8 +220,24 @@ func (a *agentTab) ctx(ctx context.Context) context.Context {
 	return browser.WithOwner(ctx, a.owner)
 }
 
+// loaded waits for the first page to load.
+func (a *agentTab) loaded(ctx context.Context) error {
+	if a.ready == nil {
+		return nil
+	}
+	select {
+	case <-a.ready:
+		return a.readyErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Observe returns the page as compact text and makes it Diff's baseline.
 func (a *agentTab) Observe(ctx context.Context) (agents.Observation, error) {
+	if err := a.loaded(ctx); err != nil {
+		return agents.Observation{}, err
+	}
 	obs, err := a.t.Observe(a.ctx(ctx), a.opts)
 	if err != nil {
 		return agents.Observation{}, err
@@ -192,6 +256,9 @@ func (a *agentTab) Observe(ctx context.Context) (agents.Observation, error) {
 // Diff returns the browser's changes since the last observation, "" when
 // nothing changed, and moves the baseline forward.
 func (a *agentTab) Diff(ctx context.Context) (string, error) {
+	if err := a.loaded(ctx); err != nil {
+		return "", err
+	}
 	a.mu.Lock()
 	since := a.version
 	a.mu.Unlock()
@@ -267,6 +334,9 @@ func (a *agentTab) Target(ctx context.Context, act agents.Action) (agents.Target
 // Act performs the action through trusted CDP input; the browser's
 // verdict says whether it had any visible effect.
 func (a *agentTab) Act(ctx context.Context, act agents.Action) (agents.Outcome, error) {
+	if err := a.loaded(ctx); err != nil {
+		return agents.Outcome{}, err
+	}
 	ba := browser.Action{
 		Kind: act.Kind, Ref: act.Ref, Text: act.Text, Submit: act.Submit, Option: act.Option, Key: act.Key,
 		Direction: act.Direction, Amount: act.Amount, X: act.X, Y: act.Y, URL: act.URL,
@@ -285,6 +355,9 @@ func (a *agentTab) Act(ctx context.Context, act agents.Action) (agents.Outcome, 
 
 // Screenshot captures the viewport as PNG; one pixel is one click_at unit.
 func (a *agentTab) Screenshot(ctx context.Context) (agents.Screenshot, error) {
+	if err := a.loaded(ctx); err != nil {
+		return agents.Screenshot{}, err
+	}
 	s, err := a.t.Screenshot(a.ctx(ctx), browser.ScreenshotOptions{})
 	if err != nil {
 		return agents.Screenshot{}, err
@@ -299,6 +372,9 @@ func (a *agentTab) Screenshot(ctx context.Context) (agents.Screenshot, error) {
 // ReadPage returns the page's visible text. It uses its own observation
 // options, so it leaves Diff's baseline alone.
 func (a *agentTab) ReadPage(ctx context.Context) (string, error) {
+	if err := a.loaded(ctx); err != nil {
+		return "", err
+	}
 	obs, err := a.t.Observe(a.ctx(ctx), browser.ObserveOptions{Limit: 1, TextMax: maxReadPage})
 	if err != nil {
 		return "", err

@@ -1,0 +1,366 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"vroom/agents"
+	"vroom/browser"
+	"vroom/internal/modeltest"
+)
+
+// cliEnv makes the test binary act as the vroom command, so `vroom run`
+// can be tested as a real process (signals, exit codes) without building
+// the desktop binary.
+const cliEnv = "VROOM_TEST_CLI"
+
+// One Chromium per test binary; every test opens its own tabs.
+var testBrowser *browser.Browser
+
+func TestMain(m *testing.M) {
+	if os.Getenv(cliEnv) == "1" {
+		os.Exit(Main(context.Background(), os.Args[1:], nil, os.Stdout, os.Stderr))
+	}
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	if _, err := browser.FindChrome(); err != nil {
+		if os.Getenv("CI") == "true" {
+			fmt.Fprintln(os.Stderr, "app tests need Chromium in CI:", err)
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, "browser tests will skip:", err)
+		return m.Run()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b, err := browser.Launch(ctx, browser.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "launch Chromium:", err)
+		return 1
+	}
+	testBrowser = b
+	defer b.Close()
+	return m.Run()
+}
+
+// needBrowser skips a test without Chromium, except in CI where it fails.
+func needBrowser(tb testing.TB) {
+	tb.Helper()
+	if testBrowser == nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatal("Chromium is missing")
+		}
+		tb.Skip("Chromium is missing")
+	}
+}
+
+// site is one fixture web site with its own state, served from testdata.
+type site struct {
+	*httptest.Server
+
+	mu     sync.Mutex
+	quotes int
+	notes  map[string][]string // user → notes
+	skills []string
+	cells  map[string]string
+	orders int
+	hits   int
+	// attacker is substituted into injection.html.
+	attacker string
+}
+
+func newSite(t testing.TB) *site {
+	s := &site{notes: map[string][]string{}, cells: map[string]string{}}
+	mux := http.NewServeMux()
+	files := http.FileServer(http.Dir("testdata"))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits++
+		s.mu.Unlock()
+		files.ServeHTTP(w, r)
+	})
+	mux.HandleFunc("/injection.html", func(w http.ResponseWriter, r *http.Request) {
+		b, err := os.ReadFile("testdata/injection.html")
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write(bytes.ReplaceAll(b, []byte("{{ATTACKER}}"), []byte(s.attacker)))
+	})
+	mux.HandleFunc("POST /api/quote", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.quotes++
+		q := 100 + s.quotes
+		s.mu.Unlock()
+		json.NewEncoder(w).Encode(map[string]int{"quote": q})
+	})
+	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "ada", Path: "/", HttpOnly: true})
+		http.Redirect(w, r, "/account.html", http.StatusFound)
+	})
+	user := func(r *http.Request) string {
+		c, err := r.Cookie("session")
+		if err != nil {
+			return ""
+		}
+		return c.Value
+	}
+	mux.HandleFunc("GET /api/me", func(w http.ResponseWriter, r *http.Request) {
+		u := user(r)
+		if u == "" {
+			http.Error(w, "not signed in", http.StatusUnauthorized)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]string{"user": u})
+	})
+	mux.HandleFunc("POST /api/note", func(w http.ResponseWriter, r *http.Request) {
+		u := user(r)
+		if u == "" {
+			http.Error(w, "not signed in", http.StatusUnauthorized)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.notes[u] = append(s.notes[u], string(b))
+		s.mu.Unlock()
+	})
+	mux.HandleFunc("GET /api/skills", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		list := append([]string{}, s.skills...)
+		s.mu.Unlock()
+		json.NewEncoder(w).Encode(list)
+	})
+	mux.HandleFunc("POST /api/skills", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.skills = append(s.skills, string(b)) // duplicates are kept: the agents must avoid them
+		s.mu.Unlock()
+	})
+	mux.HandleFunc("POST /api/cells", func(w http.ResponseWriter, r *http.Request) {
+		var c struct{ Cell, Value string }
+		if err := json.NewDecoder(r.Body).Decode(&c); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		s.mu.Lock()
+		s.cells[c.Cell] = c.Value
+		s.mu.Unlock()
+	})
+	mux.HandleFunc("POST /api/order", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.orders++
+		s.mu.Unlock()
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *site) state(f func(s *site)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(s)
+}
+
+// syncBuffer is a run log destination safe for concurrent writes and reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) records(t testing.TB) []agents.LogRecord {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, err := agents.ReadRunLog(bytes.NewReader(s.b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// harness is one run over the real browser and the scripted model.
+type harness struct {
+	*agents.Run
+	srv  *modeltest.Server
+	tabs *Tabs
+	log  *syncBuffer
+}
+
+func newHarness(t testing.TB, edit func(*agents.Config)) *harness {
+	t.Helper()
+	needBrowser(t)
+	srv := modeltest.New(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	tabs := NewTabs(ctx, testBrowser, browser.ObserveOptions{})
+	t.Cleanup(func() {
+		cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer ccancel()
+		tabs.CloseOpened(cctx)
+		cancel()
+	})
+	buf := &syncBuffer{}
+	cfg := agents.Config{
+		Model: agents.NewModel(agents.ModelConfig{BaseURL: srv.URL, APIKey: "sk-test-key",
+			Models:  map[agents.Role]string{agents.RolePlanner: "planner", agents.RoleExecutor: "executor"},
+			Backoff: time.Millisecond}),
+		Tabs:  tabs,
+		Log:   agents.NewRunLog(buf, nil),
+		Floor: agents.FloorConfig{WordsPerMinute: 60000},
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	cfg.Log.Redact("sk-test-key")
+	return &harness{Run: agents.NewRun(ctx, cfg), srv: srv, tabs: tabs, log: buf}
+}
+
+// execute runs task and fails the test if the run errs or a model request
+// found no script step.
+func (h *harness) execute(t testing.TB, task string, tabs ...string) agents.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := h.Execute(ctx, task, tabs...)
+	if err != nil {
+		t.Fatalf("run failed: %v (result %+v)", err, res)
+	}
+	if um := h.srv.Unmatched(); len(um) > 0 {
+		t.Fatalf("%d model requests matched no script step; the first, for %s, ended with: %s", len(um), um[0].Role, tail(um[0].Text(), 2000))
+	}
+	return res
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+func done(summary string, success bool) modeltest.Reply {
+	return modeltest.Call("done", map[string]any{"summary": summary, "success": success})
+}
+
+func call(name string, kv ...any) modeltest.Reply {
+	args := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		args[kv[i].(string)] = kv[i+1]
+	}
+	return modeltest.Call(name, args)
+}
+
+func toolResults(r *modeltest.Request) int {
+	n := 0
+	for _, m := range r.Chat.Messages {
+		if m.Role == openai.ChatMessageRoleTool {
+			n++
+		}
+	}
+	return n
+}
+
+// calls lists the tool calls the agent has made so far, one "name args" a
+// line.
+func calls(r *modeltest.Request) string {
+	var b strings.Builder
+	for _, m := range r.Chat.Messages {
+		for _, tc := range m.ToolCalls {
+			b.WriteString(tc.Function.Name + " " + tc.Function.Arguments + "\n")
+		}
+	}
+	return b.String()
+}
+
+func lastText(r *modeltest.Request) string {
+	m, _ := r.LastMessage()
+	return modeltest.MessageText(m)
+}
+
+// plannerScript spawns one executor per spawn argument list, then waits for
+// all and finishes with the executors' summaries.
+func plannerScript(spawns ...map[string]any) modeltest.Step {
+	return modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		n := toolResults(r)
+		if n < len(spawns) {
+			return modeltest.Call("spawn", spawns[n])
+		}
+		last := lastText(r)
+		if strings.Contains(last, `"running":[]`) {
+			return done("all finished: "+summaries(r), !strings.Contains(r.Text(), `"success":false`))
+		}
+		return call("wait", "mode", "all")
+	}}
+}
+
+var summaryRE = regexp.MustCompile(`"summary":"([^"]*)"`)
+
+func summaries(r *modeltest.Request) string {
+	var out []string
+	for _, m := range summaryRE.FindAllStringSubmatch(r.Text(), -1) {
+		out = append(out, m[1])
+	}
+	return strings.Join(out, "; ")
+}
+
+var controlRE = regexp.MustCompile(`(?m)^[~+ ]*(e\d+) (\S+) "([^"]*)"`)
+
+// ref finds the ref of the latest control with role whose name contains
+// name in what the agent has seen, "" when there is none.
+func ref(text, role, name string) string {
+	found := ""
+	for _, m := range controlRE.FindAllStringSubmatch(text, -1) {
+		if m[2] == role && strings.Contains(m[3], name) {
+			found = m[1]
+		}
+	}
+	return found
+}
+
+// waitFor polls cond until it holds or the deadline passes; each poll is
+// triggered by the model server's activity or a short tick.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		<-tick.C
+	}
+}
+
+// prewarm opens n blank tabs ahead, as vroom run does while the planner's
+// first call is under way.
+func prewarm(t testing.TB, h *harness, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := h.tabs.Prewarm(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+}

