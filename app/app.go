@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"vroom/agents"
+	"vroom/browser"
 )
 
 // keyringTimeout bounds every keyring call: long enough for a slow D-Bus
@@ -27,6 +30,9 @@ type App struct {
 	settings Settings
 	notice   string       // one plain line the UI shows until the cause is fixed
 	offer    *LocalServer // a local server to offer when no key is configured
+	opts     Options
+	emitter  Emitter
+	sess     *session // the browser, live view, run and cards while the window is open
 }
 
 // Options configure an App. Zero values pick the production choices.
@@ -39,6 +45,20 @@ type Options struct {
 	// usual ports.
 	Detect func(context.Context) (LocalServer, bool)
 	Log    *slog.Logger
+	// Browser, when set, is used instead of launching the desktop's own
+	// headless Chromium; the app leaves it open at shutdown.
+	Browser *browser.Browser
+	// DataDir holds runs/ and the persistent profile; empty means DataDir().
+	DataDir string
+	// Emitter receives the events for the UI; nil means Wails' runtime
+	// once the window starts.
+	Emitter Emitter
+	// TabsCoalesce is the window in which tab changes are merged into one
+	// EventTabs (default 50 ms).
+	TabsCoalesce time.Duration
+	// EditRun, when set, adjusts each run's configuration before it starts
+	// (tests: a faster floor, a fake voice).
+	EditRun func(*agents.Config)
 }
 
 // New returns an App. Nothing is read until the window starts.
@@ -57,7 +77,12 @@ func New(o Options) *App {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
+	if o.TabsCoalesce <= 0 {
+		o.TabsCoalesce = 50 * time.Millisecond
+	}
 	return &App{
+		opts:     o,
+		emitter:  o.Emitter,
 		log:      o.Log,
 		store:    o.Store,
 		secrets:  NewSecrets(o.Keyring, o.KeyringTimeout),

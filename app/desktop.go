@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -35,6 +36,14 @@ func RunDesktop(ctx context.Context, a *App, assets fs.FS) error {
 		},
 		BackgroundColour: &options.RGBA{R: 17, G: 19, B: 24, A: 255},
 		OnStartup: func(wctx context.Context) {
+			a.mu.Lock()
+			if a.emitter == nil {
+				a.emitter = EmitterFunc(func(name string, data any) { runtime.EventsEmit(wctx, name, data) })
+			}
+			a.mu.Unlock()
+			// The browser starts first, in the background: the window
+			// does not wait for it.
+			a.startSession()
 			a.startup(wctx)
 			go func() {
 				select {
@@ -57,5 +66,9 @@ func RunDesktop(ctx context.Context, a *App, assets fs.FS) error {
 	return nil
 }
 
+// shutdownGrace bounds closing: the run is killed and the browser closed
+// within it, so SIGTERM leaves nothing running within 2 s.
+const shutdownGrace = 1500 * time.Millisecond
+
 // shutdown releases what startup acquired.
-func (a *App) shutdown() {}
+func (a *App) shutdown() { a.stopSession(shutdownGrace) }

@@ -1,0 +1,539 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"vroom/agents"
+	"vroom/browser"
+	"vroom/internal/modeltest"
+)
+
+// recorder is the UI as the tests see it: every event the app emitted.
+type recorder struct {
+	mu     sync.Mutex
+	events []emitted
+	wake   chan struct{}
+}
+
+type emitted struct {
+	name string
+	data any
+}
+
+func newRecorder() *recorder { return &recorder{wake: make(chan struct{})} }
+
+func (r *recorder) Emit(name string, data any) {
+	r.mu.Lock()
+	r.events = append(r.events, emitted{name, data})
+	close(r.wake)
+	r.wake = make(chan struct{})
+	r.mu.Unlock()
+}
+
+// wait returns the first event named name, at or after index from, that ok
+// accepts, and its index; it fails the test after d.
+func (r *recorder) wait(t testing.TB, d time.Duration, name string, from int, ok func(any) bool) (any, int) {
+	t.Helper()
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		r.mu.Lock()
+		for i := from; i < len(r.events); i++ {
+			if e := r.events[i]; e.name == name && (ok == nil || ok(e.data)) {
+				r.mu.Unlock()
+				return e.data, i
+			}
+		}
+		wake := r.wake
+		r.mu.Unlock()
+		select {
+		case <-wake:
+		case <-deadline.C:
+			t.Fatalf("no %s event within %v", name, d)
+		}
+	}
+}
+
+func (r *recorder) count(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.events {
+		if e.name == name {
+			n++
+		}
+	}
+	return n
+}
+
+// desk is an App as the window has it, over the shared test browser and
+// the scripted model.
+type desk struct {
+	*App
+	ui  *recorder
+	srv *modeltest.Server
+	dir string
+}
+
+func newDesk(t *testing.T, edit ...func(*Options)) *desk {
+	t.Helper()
+	needBrowser(t)
+	srv := modeltest.New(t)
+	dir := t.TempDir()
+	store := SettingsStore{Path: filepath.Join(dir, "settings.json")}
+	st := DefaultSettings()
+	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
+	if err := store.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	ui := newRecorder()
+	o := Options{
+		Store: store, Keyring: memKeyring{}, Detect: noServer, Log: quiet,
+		Browser: testBrowser, DataDir: dir, Emitter: ui,
+		EditRun: func(c *agents.Config) { c.Floor = agents.FloorConfig{WordsPerMinute: 60000} },
+	}
+	for _, e := range edit {
+		e(&o)
+	}
+	a := New(o)
+	a.startSession()
+	a.startup(t.Context())
+	t.Cleanup(func() { a.stopSession(5 * time.Second) })
+	ui.wait(t, 10*time.Second, EventBrowser, 0, func(d any) bool { return d.(BrowserState).Ready })
+	return &desk{App: a, ui: ui, srv: srv, dir: dir}
+}
+
+// closeLater closes a tab the test opened when it ends.
+func closeLater(t *testing.T, id string) {
+	t.Cleanup(func() {
+		if tab, err := testBrowser.Tab(id); err == nil {
+			tab.Close(context.Background())
+		}
+	})
+}
+
+func hasTab(v TabsView, id string, f func(browser.TabInfo) bool) bool {
+	for _, t := range v.Tabs {
+		if t.ID == id {
+			return f == nil || f(t)
+		}
+	}
+	return false
+}
+
+// The sidebar's model: a new tab appears (with its title once loaded) and
+// becomes active, a URL from the omnibox navigates it, closing removes it.
+// Every change reaches the UI as a coalesced tabs:changed event.
+func TestSessionTabs(t *testing.T) {
+	t.Parallel()
+	d := newDesk(t)
+	s := newSite(t)
+	info, err := d.NewTab(s.URL + "/form.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeLater(t, info.ID)
+	d.ui.wait(t, 10*time.Second, EventTabs, 0, func(x any) bool {
+		v := x.(TabsView)
+		return v.Active == info.ID && hasTab(v, info.ID, func(ti browser.TabInfo) bool { return strings.HasSuffix(ti.URL, "/form.html") })
+	})
+
+	res, err := d.Submit(strings.TrimPrefix(s.URL, "http://")+"/quote.html", nil)
+	if err != nil || res.Kind != "url" {
+		t.Fatalf("submit URL: %+v, %v", res, err)
+	}
+	_, i := d.ui.wait(t, 10*time.Second, EventTabs, 0, func(x any) bool {
+		return hasTab(x.(TabsView), info.ID, func(ti browser.TabInfo) bool { return strings.Contains(ti.URL, "/quote.html") && ti.Title != "" })
+	})
+
+	other, err := d.NewTab("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeLater(t, other.ID)
+	if err := d.ActivateTab(info.ID); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := d.Tabs(); v.Active != info.ID {
+		t.Fatalf("active %s, want %s", v.Active, info.ID)
+	}
+	if err := d.CloseTab(info.ID); err != nil {
+		t.Fatal(err)
+	}
+	d.ui.wait(t, 10*time.Second, EventTabs, i, func(x any) bool {
+		v := x.(TabsView)
+		return !hasTab(v, info.ID, nil) && v.Active != info.ID && v.Active != ""
+	})
+	if err := d.ActivateTab(info.ID); err == nil {
+		t.Fatal("a closed tab became active")
+	}
+}
+
+// A burst of tab changes reaches the UI as a few events, not one each.
+func TestSessionTabsCoalesced(t *testing.T) {
+	t.Parallel()
+	d := newDesk(t, func(o *Options) { o.TabsCoalesce = 200 * time.Millisecond })
+	s := newSite(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	var mu sync.Mutex
+	raw := 0
+	counted := make(chan struct{})
+	events := testBrowser.Subscribe(ctx)
+	go func() {
+		defer close(counted)
+		for range events {
+			mu.Lock()
+			raw++
+			mu.Unlock()
+		}
+	}()
+	info, err := d.NewTab(s.URL + "/profile.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeLater(t, info.ID)
+	d.ui.wait(t, 10*time.Second, EventTabs, 0, func(x any) bool {
+		return hasTab(x.(TabsView), info.ID, func(ti browser.TabInfo) bool { return !ti.Loading && ti.Title != "" })
+	})
+	before := d.ui.count(EventTabs)
+	mu.Lock()
+	raw = 0
+	mu.Unlock()
+	// The page changes its URL 30 times in 150 ms, as a busy page does.
+	tab, _ := testBrowser.Tab(info.ID)
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "<title>t</title><script>for(let i=0;i<30;i++)setTimeout(()=>history.replaceState(null,'','?'+i),i*5)</script>")
+	}))
+	defer busy.Close()
+	if _, err := tab.Navigate(t.Context(), busy.URL); err != nil {
+		t.Fatal(err)
+	}
+	d.ui.wait(t, 10*time.Second, EventTabs, 0, func(x any) bool {
+		return hasTab(x.(TabsView), info.ID, func(ti browser.TabInfo) bool { return strings.HasSuffix(ti.URL, "?29") })
+	})
+	cancel()
+	<-counted
+	n := d.ui.count(EventTabs) - before
+	t.Logf("%d browser tab events became %d tabs:changed events", raw, n)
+	if raw < 10 || n*3 > raw {
+		t.Fatalf("%d browser tab events became %d tabs:changed events: not coalesced", raw, n)
+	}
+}
+
+// Must-show 1 without a window: a task from the omnibox starts a run whose
+// executor works in its own tab; its events reach the UI, the run ends and
+// the history lists it with its outcome.
+func TestSessionRun(t *testing.T) {
+	t.Parallel()
+	d := newDesk(t)
+	s := newSite(t)
+	d.srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	d.srv.Script("executor", quoteExecutor(modeltest.Any(), 0, 0))
+	res, err := d.Submit("get me a quote from the desk", nil)
+	if err != nil || res.Kind != "task" || res.RunID == "" {
+		t.Fatalf("submit: %+v, %v", res, err)
+	}
+	if _, err := d.StartRun("another", nil); err == nil {
+		t.Fatal("a second run started while one was active")
+	}
+	d.ui.wait(t, 5*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State == "running" })
+	d.ui.wait(t, 30*time.Second, EventRoom, 0, func(x any) bool {
+		p, ok := x.(agents.Event).Data.(agents.ProcInfo)
+		return ok && p.Tab != "" && p.State == agents.ProcRunning
+	})
+	x, _ := d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	v := x.(RunView)
+	if v.State != "done" || len(v.Procs) != 1 || !strings.Contains(v.Summary, "quote 101") {
+		t.Fatalf("run ended %+v", v)
+	}
+	s.state(func(s *site) {
+		if s.quotes != 1 {
+			t.Fatalf("the site served %d quotes", s.quotes)
+		}
+	})
+	h, err := d.History()
+	if err != nil || len(h) != 1 {
+		t.Fatalf("history %+v, %v", h, err)
+	}
+	if h[0].ID != res.RunID || h[0].Task != "get me a quote from the desk" || h[0].Outcome != "done" || h[0].Agents != 1 || h[0].Tokens == 0 {
+		t.Fatalf("history row %+v", h[0])
+	}
+	if err := d.StopRun(); err == nil {
+		t.Fatal("StopRun with no active run succeeded")
+	}
+}
+
+// Drag to attach, without a window: a task submitted with a tab attached
+// works in that tab, with its session, and opens no new tab.
+func TestSessionAttachedTab(t *testing.T) {
+	t.Parallel()
+	d := newDesk(t)
+	s := newSite(t)
+	info, err := d.NewTab(s.URL + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeLater(t, info.ID)
+	d.srv.Script("planner", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		if toolResults(r) == 0 {
+			return call("spawn", "task", "read the account page", "tab", info.ID)
+		}
+		if strings.Contains(lastText(r), `"running":[]`) {
+			return done("read it", true)
+		}
+		return call("wait", "mode", "all")
+	}})
+	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		return done("signed in as ada: "+fmt.Sprint(strings.Contains(r.Text(), "ada")), true)
+	}})
+	if _, err := d.Submit("summarise my account", []string{info.ID}); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	v := x.(RunView)
+	if v.State != "done" || len(v.Procs) != 1 || v.Procs[0].Tab != info.ID || !strings.Contains(v.Procs[0].Summary, "ada: true") {
+		t.Fatalf("run %+v", v)
+	}
+	r := d.currentRun()
+	if opened := r.tabs.Opened(); len(opened) != 0 {
+		t.Fatalf("the run opened tabs %v", opened)
+	}
+	// A tab an agent holds cannot be attached to another run.
+	if _, err := d.Submit("x", []string{"no-such-tab"}); err == nil {
+		t.Fatal("an unknown tab was attached")
+	}
+}
+
+// Must-show 3 without a window: "Place order" waits on a confirmation card;
+// deny leaves the site without an order, allow once lets it through.
+func TestSessionConfirmCard(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		answer string
+		orders int
+	}{{"deny", 0}, {"once", 1}} {
+		t.Run(tc.answer, func(t *testing.T) {
+			t.Parallel()
+			d := newDesk(t)
+			s := newSite(t)
+			d.srv.Script("planner", plannerScript(map[string]any{"task": "buy the mug in the cart", "url": s.URL + "/shop.html"}))
+			d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+				switch {
+				case toolResults(r) == 0:
+					return call("click", "ref", ref(r.Text(), "button", "Place order"))
+				case strings.HasPrefix(lastText(r), "refused"):
+					return done("I did not place the order", false)
+				}
+				return done("order placed", true)
+			}})
+			if _, err := d.Submit("buy the mug", nil); err != nil {
+				t.Fatal(err)
+			}
+			x, _ := d.ui.wait(t, 30*time.Second, EventCard, 0, nil)
+			c := x.(Card)
+			if c.Kind != "confirm" || c.Target != `button "Place order"` || !strings.HasPrefix(c.Action, "click ") || !strings.HasSuffix(c.URL, "/shop.html") || c.Agent == "" {
+				t.Fatalf("card %+v", c)
+			}
+			if cards := d.Cards(); len(cards) != 1 || cards[0].ID != c.ID {
+				t.Fatalf("waiting cards %+v", cards)
+			}
+			s.state(func(s *site) {
+				if s.orders != 0 {
+					t.Fatal("the order went through before the answer")
+				}
+			})
+			if err := d.AnswerConfirm(c.ID, "maybe"); err == nil {
+				t.Fatal("a bad answer was accepted")
+			}
+			if err := d.AnswerConfirm(c.ID, tc.answer); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.AnswerConfirm(c.ID, tc.answer); err == nil {
+				t.Fatal("a card was answered twice")
+			}
+			d.ui.wait(t, 5*time.Second, EventCardClosed, 0, func(x any) bool { return x == c.ID })
+			x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+			s.state(func(s *site) {
+				if s.orders != tc.orders {
+					t.Fatalf("the site received %d orders, want %d", s.orders, tc.orders)
+				}
+			})
+			if want := map[string]string{"deny": "failed", "once": "done"}[tc.answer]; x.(RunView).State != want {
+				t.Fatalf("run %+v, want %s", x, want)
+			}
+		})
+	}
+}
+
+// The room: a typed correction appears in the transcript and reaches the
+// executor's next tool result; StopRun kills the run.
+func TestSessionCorrectAndStop(t *testing.T) {
+	t.Parallel()
+	d := newDesk(t)
+	s := newSite(t)
+	d.srv.Script("planner", plannerScript(map[string]any{"task": "read the profile", "url": s.URL + "/profile.html"}))
+	heard := make(chan struct{})
+	var once sync.Once
+	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		if strings.Contains(lastText(r), "use the most recent repo") {
+			once.Do(func() { close(heard) })
+		}
+		return modeltest.Slow(20*time.Millisecond, call("read_page"))
+	}})
+	if err := d.Correct("too early"); err == nil {
+		t.Fatal("a correction with no run was accepted")
+	}
+	if _, err := d.Submit("read my profile", nil); err != nil {
+		t.Fatal(err)
+	}
+	d.ui.wait(t, 30*time.Second, EventRoom, 0, func(x any) bool {
+		p, ok := x.(agents.Event).Data.(agents.ProcInfo)
+		return ok && p.State == agents.ProcRunning
+	})
+	if err := d.Correct("no, use the most recent repo"); err != nil {
+		t.Fatal(err)
+	}
+	d.ui.wait(t, 5*time.Second, EventRoom, 0, func(x any) bool {
+		e, ok := x.(agents.Event).Data.(agents.Entry)
+		return ok && e.Kind == agents.EntryCorrection && e.Text == "no, use the most recent repo"
+	})
+	select {
+	case <-heard:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the correction never reached the executor")
+	}
+	if err := d.StopRun(); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := d.ui.wait(t, 10*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	if v := x.(RunView); v.State != "failed" || !slices.ContainsFunc(v.Procs, func(p agents.ProcInfo) bool { return p.State == agents.ProcKilled }) {
+		t.Fatalf("after stop: %+v", v)
+	}
+	h, _ := d.History()
+	if len(h) != 1 || h[0].Outcome != "killed" {
+		t.Fatalf("history %+v", h)
+	}
+}
+
+// The person browses in the live view: clicks and keys land in the page as
+// trusted input; a tab an agent holds refuses them, naming the agent.
+func TestSessionInput(t *testing.T) {
+	t.Parallel()
+	d := newDesk(t)
+	s := newSite(t)
+	info, err := d.NewTab(s.URL + "/form.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeLater(t, info.ID)
+	tab, _ := testBrowser.Tab(info.ID)
+	obs, err := tab.Observe(t.Context(), browser.ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var box [4]float64
+	for _, c := range obs.Controls {
+		if c.Role == "textbox" {
+			box = [4]float64{float64(c.Box[0]), float64(c.Box[1]), float64(c.Box[2]), float64(c.Box[3])}
+			break
+		}
+	}
+	if box[2] == 0 {
+		t.Fatalf("no textbox in %s", obs.Compact())
+	}
+	// The live view is half the viewport's size.
+	x, y := (box[0]+box[2]/2)/2, (box[1]+box[3]/2)/2
+	for _, typ := range []string{"down", "up"} {
+		if err := d.PointerInput(info.ID, browser.PointerInput{Type: typ, X: x, Y: y, ViewWidth: 640, ViewHeight: 400, Button: "left", Clicks: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range "hi" {
+		for _, typ := range []string{"down", "up"} {
+			if err := d.KeyInput(info.ID, browser.KeyInput{Type: typ, Key: string(k), Code: "Key" + strings.ToUpper(string(k)), Text: string(k)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var got string
+	waitFor(t, 5*time.Second, "the typed text in the field", func() bool {
+		o, err := tab.Observe(t.Context(), browser.ObserveOptions{})
+		if err != nil {
+			return false
+		}
+		got = o.Compact()
+		return strings.Contains(got, `= "hi"`)
+	})
+
+	l, err := tab.Lease(t.Context(), "exec-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	err = d.KeyInput(info.ID, browser.KeyInput{Type: "down", Key: "a", Text: "a"})
+	if err == nil || !strings.Contains(err.Error(), "exec-1") {
+		t.Fatalf("input into a leased tab: %v", err)
+	}
+	if err := d.CloseTab(info.ID); err == nil || !strings.Contains(err.Error(), "exec-1") {
+		t.Fatalf("closing a leased tab: %v", err)
+	}
+}
+
+// The live endpoint the UI is given serves the tab's frames with its token.
+func TestSessionLiveEndpoint(t *testing.T) {
+	t.Parallel()
+	d := newDesk(t)
+	s := newSite(t)
+	info, err := d.NewTab(s.URL + "/form.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeLater(t, info.ID)
+	ep, err := d.LiveEndpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", ep.URL+"/live/"+info.ID+"?w=320&h=200&token="+ep.Token, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	h, jpeg, err := readFrame(bufio.NewReader(resp.Body))
+	if err != nil || len(jpeg) < 100 || jpeg[0] != 0xFF || jpeg[1] != 0xD8 || h.W == 0 {
+		t.Fatalf("frame %+v (%d bytes), %v", h, len(jpeg), err)
+	}
+}
+
+func TestOmniboxURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"example.com":            "https://example.com",
+		"localhost:8080/x":       "http://localhost:8080/x",
+		"http://a.b/c":           "http://a.b/c",
+		"summarise example.com":  "",
+		"hello":                  "",
+		"127.0.0.1:3000":         "http://127.0.0.1:3000",
+		"add skills to linkedin": "",
+	} {
+		got, ok := omniboxURL(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("omniboxURL(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
