@@ -245,7 +245,9 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 		budget.Wall = time.Duration(st.Budgets.MaxRunMinutes) * time.Minute
 	}
 
-	runCtx, cancelRun := context.WithCancel(ctx)
+	// The run has its own lifetime: ctx's end (Ctrl-C) reaches it through
+	// Execute, which kills it in order and logs why.
+	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRun()
 	tabs := NewTabs(runCtx, b, browser.ObserveOptions{})
 	run := agents.NewRun(runCtx, agents.Config{
@@ -256,6 +258,9 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 		Budget:    budget,
 		MaxAgents: o.MaxAgents,
 	})
+
+	// Blank tabs open while the planner thinks, so its spawns do not wait.
+	go tabs.Prewarm(runCtx, min(o.MaxAgents, 3))
 
 	subCtx, cancelSub := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelSub()

@@ -46,9 +46,11 @@ func quoteExecutor(match modeltest.Matcher, delay time.Duration, extraReads int)
 // TestParallelExecutors (must-show 1): three sub-tasks on three sites run
 // at once; their steps interleave in the run log and the run takes less
 // than 1.5 times its slowest executor alone.
+//
+// It does not run beside the other tests: it measures time, and the
+// others would load both cores.
 func TestParallelExecutors(t *testing.T) {
-	t.Parallel()
-	const delay = 250 * time.Millisecond
+	const delay = 400 * time.Millisecond
 	sites := []*site{newSite(t), newSite(t), newSite(t)}
 	names := []string{"North", "East", "South"}
 	task := func(i int) string { return "get a quote from the " + names[i] + " desk" }
@@ -318,16 +320,18 @@ func TestRetryOnSameTab(t *testing.T) {
 		}},
 		modeltest.Step{Times: -1, Match: modeltest.SystemContains("Your task: retry"), Func: func(r *modeltest.Request) modeltest.Reply {
 			text := r.Text()
-			switch toolResults(r) {
+			n := toolResults(r)
+			switch n {
 			case 0:
 				return call("click", "ref", ref(text, "checkbox", "terms"))
 			case 1:
 				return call("click", "ref", ref(text, "button", "Get quote"))
-			case 2:
-				return call("read_page")
 			}
 			if m := quoteRE.FindStringSubmatch(lastText(r)); m != nil {
 				return done("quote "+m[1], true)
+			}
+			if n < 10 {
+				return call("read_page") // the quote's fetch may not have landed yet
 			}
 			return done("no quote", false)
 		}},

@@ -33,6 +33,12 @@ type Tabs struct {
 	leased map[string]*agentTab // tab id → the adapter holding its lease
 	owners map[*agentTab]*browser.Lease
 	pool   []*browser.Tab // blank tabs opened ahead of need
+	closed bool           // CloseOpened was called: late tabs are closed at once
+	// pending counts blank tabs being opened by Prewarm; added is closed
+	// (and replaced) whenever one is ready, so Open can wait for it
+	// rather than open yet another at the same time.
+	pending int
+	added   chan struct{}
 }
 
 // NewTabs returns a provider over b whose leases end at the latest when ctx
@@ -49,7 +55,8 @@ func NewTabs(ctx context.Context, b *browser.Browser, opts browser.ObserveOption
 // with the executors' own work.
 func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 	p.mu.Lock()
-	need := n - len(p.pool)
+	need := n - len(p.pool) - p.pending
+	p.pending += max(need, 0)
 	p.mu.Unlock()
 	var wg sync.WaitGroup
 	errs := make([]error, max(need, 0))
@@ -58,14 +65,25 @@ func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 		go func() {
 			defer wg.Done()
 			t, err := p.b.Open(ctx, "")
+			p.mu.Lock()
+			p.pending--
+			late := p.closed
+			if err == nil && !late {
+				p.opened = append(p.opened, t)
+				p.pool = append(p.pool, t)
+			}
+			if p.added != nil {
+				close(p.added)
+				p.added = nil
+			}
+			p.mu.Unlock()
 			if err != nil {
 				errs[i] = fmt.Errorf("prewarm: %w", err)
 				return
 			}
-			p.mu.Lock()
-			p.opened = append(p.opened, t)
-			p.pool = append(p.pool, t)
-			p.mu.Unlock()
+			if late {
+				t.Close(context.WithoutCancel(ctx))
+			}
 		}()
 	}
 	wg.Wait()
@@ -76,12 +94,29 @@ func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 // navigates, so no one else can act in it even while it loads; the load
 // goes on after Open returns, and the tab's first use waits for it.
 func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) {
-	p.mu.Lock()
 	var t *browser.Tab
-	if n := len(p.pool); n > 0 {
-		t, p.pool = p.pool[0], p.pool[1:]
+	for t == nil {
+		p.mu.Lock()
+		if len(p.pool) > 0 {
+			t, p.pool = p.pool[0], p.pool[1:]
+			p.mu.Unlock()
+			break
+		}
+		if p.pending == 0 {
+			p.mu.Unlock()
+			break
+		}
+		if p.added == nil {
+			p.added = make(chan struct{})
+		}
+		added := p.added
+		p.mu.Unlock()
+		select {
+		case <-added:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("open tab for %s: %w", owner, ctx.Err())
+		}
 	}
-	p.mu.Unlock()
 	if t == nil {
 		var err error
 		if t, err = p.b.Open(ctx, ""); err != nil {
@@ -174,7 +209,7 @@ func (p *Tabs) Opened() []string {
 func (p *Tabs) CloseOpened(ctx context.Context) error {
 	p.mu.Lock()
 	tabs := p.opened
-	p.opened, p.pool = nil, nil
+	p.opened, p.pool, p.closed = nil, nil, true
 	leases := make([]*browser.Lease, 0, len(p.owners))
 	for at, l := range p.owners {
 		leases = append(leases, l)
@@ -185,12 +220,18 @@ func (p *Tabs) CloseOpened(ctx context.Context) error {
 	for _, l := range leases {
 		l.Release()
 	}
-	var errs []error
-	for _, t := range tabs {
-		if err := t.Close(ctx); err != nil && !errors.Is(err, browser.ErrTabClosed) && !errors.Is(err, browser.ErrBrowserClosed) {
-			errs = append(errs, err)
-		}
+	errs := make([]error, len(tabs))
+	var wg sync.WaitGroup
+	for i, t := range tabs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := t.Close(ctx); err != nil && !errors.Is(err, browser.ErrTabClosed) && !errors.Is(err, browser.ErrBrowserClosed) {
+				errs[i] = err
+			}
+		}()
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

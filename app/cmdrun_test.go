@@ -1,0 +1,291 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"vroom/agents"
+	"vroom/browser"
+	"vroom/internal/modeltest"
+)
+
+// testEnv is a vroom run environment over the shared browser and a
+// scripted model: the settings point at srv, there is no key (the server
+// is local), and runs are logged in a temporary data directory.
+func testEnv(t *testing.T, srv *modeltest.Server) runEnv {
+	st := DefaultSettings()
+	st.BaseURL = srv.URL
+	st.PlannerModel, st.ExecutorModel = "planner", "executor"
+	return runEnv{
+		Settings: st,
+		Key:      func(context.Context) (string, error) { return "", ErrNoKey },
+		DataDir:  t.TempDir(),
+		Browser:  testBrowser,
+	}
+}
+
+// TestRunUsage: bad command lines exit 2 with a message, -h exits 0.
+func TestRunUsage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{nil, 2, "no task given"},
+		{[]string{"--profile", "shared", "task"}, 2, "--profile must be persistent or ephemeral"},
+		{[]string{"--max-agents", "0", "task"}, 2, "--max-agents must be between 1 and 16"},
+		{[]string{"--bogus", "task"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"--base-url", "ftp://x", "task"}, 2, "--base-url"},
+		{[]string{"-h"}, 0, "usage: vroom run [flags]"},
+	} {
+		var out, errb bytes.Buffer
+		env := runEnv{Settings: DefaultSettings(), DataDir: t.TempDir()}
+		code := runTask(context.Background(), tc.args, env, &out, &errb)
+		if code != tc.code || !strings.Contains(errb.String(), tc.msg) {
+			t.Errorf("vroom run %q: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), tc.code, tc.msg)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := runReplay(context.Background(), nil, &out, &errb); code != 2 {
+		t.Errorf("vroom replay with no run: exit %d", code)
+	}
+}
+
+// TestRunFlagsOverSettings: flags override the settings file, in any
+// position around the task.
+func TestRunFlagsOverSettings(t *testing.T) {
+	t.Parallel()
+	st := DefaultSettings()
+	o, err := parseRunArgs([]string{"--model", "m1", "find", "--max-steps", "7", "cheap flights", "--json"}, st, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Task != "find cheap flights" || o.Model != "m1" || o.MaxSteps != 7 || !o.JSON || o.PlannerModel != st.PlannerModel || o.BaseURL != st.BaseURL || o.MaxAgents != 4 {
+		t.Fatalf("%+v", o)
+	}
+}
+
+// TestRunCommand: vroom run --json drives a real tab to the task's end,
+// exits 0, prints JSON lines, keeps a run log that vroom replay prints,
+// and closes the tabs it opened. A failed run exits 1.
+func TestRunCommand(t *testing.T) {
+	needBrowser(t)
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		success bool
+		code    int
+	}{{"success", true, 0}, {"failure", false, 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSite(t)
+			srv := modeltest.New(t)
+			srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+			srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+				n := toolResults(r)
+				if n == 0 {
+					return call("click", "ref", ref(r.Text(), "button", "Get quote"))
+				}
+				if m := quoteRE.FindStringSubmatch(lastText(r)); m != nil {
+					return done("quote "+m[1], tc.success)
+				}
+				if n < 10 {
+					return call("read_page") // the quote's fetch may not have landed yet
+				}
+				return done("no quote", false)
+			}})
+			env := testEnv(t, srv)
+			var out, errb bytes.Buffer
+			code := runTask(context.Background(), []string{"--json", "--max-agents", "2", "get me a quote"}, env, &out, &errb)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, errb.String())
+			}
+			// JSON lines, ending with the run's end.
+			var kinds []agents.EventKind
+			var lastData map[string]any
+			sc := bufio.NewScanner(&out)
+			for sc.Scan() {
+				var e struct {
+					Kind agents.EventKind `json:"kind"`
+					Data map[string]any   `json:"data"`
+				}
+				if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+					t.Fatalf("not a JSON line: %q: %v", sc.Text(), err)
+				}
+				kinds = append(kinds, e.Kind)
+				lastData = e.Data
+			}
+			if len(kinds) < 5 || kinds[len(kinds)-1] != agents.EventRun || lastData["success"] != tc.success {
+				t.Fatalf("events %v, last %v", kinds, lastData)
+			}
+			s.state(func(s *site) {
+				if s.quotes != 1 {
+					t.Fatalf("%d quotes", s.quotes)
+				}
+			})
+			// The run log is there, and replays.
+			logs, _ := filepath.Glob(filepath.Join(env.DataDir, "runs", "*.jsonl"))
+			if len(logs) != 1 {
+				t.Fatalf("run logs %v", logs)
+			}
+			var rep bytes.Buffer
+			if code := runReplay(context.Background(), []string{logs[0]}, &rep, &errb); code != 0 {
+				t.Fatalf("replay exit %d: %s", code, errb.String())
+			}
+			for _, want := range []string{"run_start", "spawn", "tool", "click", "read_page", "run_done"} {
+				if !strings.Contains(rep.String(), want) {
+					t.Fatalf("replay lacks %q:\n%s", want, rep.String())
+				}
+			}
+			// Every tab the run opened is closed.
+			for _, tb := range testBrowser.Tabs(browser.TabQuery{}).Tabs {
+				if strings.Contains(tb.URL, s.URL) {
+					t.Fatalf("tab %s on the run's site is still open", tb.ID)
+				}
+			}
+		})
+	}
+}
+
+// TestRunCommandCancel: cancelling vroom run (what Ctrl-C does) while an
+// executor waits on the model and another acts stops every agent and
+// closes their tabs within 2 s, exiting 1.
+func TestRunCommandCancel(t *testing.T) {
+	needBrowser(t)
+	t.Parallel()
+	s := newSite(t)
+	srv := modeltest.New(t)
+	srv.Script("planner", modeltest.Step{Match: modeltest.ToolResults(0), Reply: modeltest.Calls(
+		modeltest.CallOf("spawn", map[string]any{"task": "one", "url": s.URL + "/quote.html"}),
+		modeltest.CallOf("spawn", map[string]any{"task": "two", "url": s.URL + "/profile.html"}))},
+		modeltest.Step{Times: -1, Reply: call("wait", "mode", "all")})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var ids []string
+	var cancelled time.Time
+	env := testEnv(t, srv)
+	var tabs *Tabs
+	env.Ready = func(_ *agents.Run, tb *Tabs) { tabs = tb }
+	arrived := 0
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		arrived++
+		if arrived == 2 && cancelled.IsZero() {
+			ids = tabs.Opened()
+			cancelled = time.Now()
+			cancel() // Ctrl-C, while both executors wait on the model
+		}
+		return modeltest.Slow(time.Minute, call("read_page"))
+	}})
+	var out, errb bytes.Buffer
+	code := runTask(ctx, []string{"get two things"}, env, &out, &errb)
+	mu.Lock()
+	stopped := time.Since(cancelled)
+	mu.Unlock()
+	if code != 1 {
+		t.Fatalf("exit %d; stderr %s", code, errb.String())
+	}
+	if stopped > 2*time.Second {
+		t.Fatalf("took %v to stop after the cancel", stopped)
+	}
+	if len(ids) < 2 {
+		t.Fatalf("opened %v", ids)
+	}
+	for _, id := range ids {
+		if _, err := testBrowser.Tab(id); !errors.Is(err, browser.ErrTabClosed) {
+			t.Fatalf("tab %s still open after the run stopped: %v", id, err)
+		}
+	}
+	if !strings.Contains(out.String(), "run failed") || !strings.Contains(errb.String(), "interrupted") {
+		t.Fatalf("stdout %s\nstderr %s", out.String(), errb.String())
+	}
+}
+
+// TestRunCommandSIGINT: the real vroom run process, with its own
+// Chromium, stops on SIGINT within 2 s and exits 1; its browser is gone.
+func TestRunCommandSIGINT(t *testing.T) {
+	needBrowser(t)
+	t.Parallel()
+	s := newSite(t)
+	srv := modeltest.New(t)
+	srv.Script("planner", modeltest.Step{Match: modeltest.ToolResults(0), Reply: call("spawn", "task", "one", "url", s.URL+"/quote.html")},
+		modeltest.Step{Times: -1, Reply: call("wait", "mode", "all")})
+	reached := make(chan struct{})
+	var once sync.Once
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		once.Do(func() { close(reached) })
+		return modeltest.Slow(time.Minute, call("read_page"))
+	}})
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "run", "--json", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "get a quote")
+	cmd.Env = append(os.Environ(), cliEnv+"=1", "VROOM_DATA_DIR="+dir, "VROOM_CONFIG_DIR="+dir, "OPENAI_API_KEY=sk-test-sigint")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-reached:
+	case err := <-exited:
+		t.Fatalf("vroom run exited early: %v\n%s", err, errb.String())
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the executor never called the model\n%s", errb.String())
+	}
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		took := time.Since(sent)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("exit %v\n%s", err, errb.String())
+		}
+		if took > 2*time.Second {
+			logs, _ := filepath.Glob(filepath.Join(dir, "runs", "*.jsonl"))
+			b, _ := os.ReadFile(logs[0])
+			t.Fatalf("took %v to exit after SIGINT (sent %v)\n%s\n%s", took, sent, b, errb.String())
+		}
+		t.Logf("exited %v after SIGINT (sent %v)", took, sent)
+		if testing.Verbose() {
+			logs, _ := filepath.Glob(filepath.Join(dir, "runs", "*.jsonl"))
+			b, _ := os.ReadFile(logs[0])
+			t.Logf("%s\n%s", b, errb.String())
+		}
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("still running 5 s after SIGINT\n%s", errb.String())
+	}
+	if !strings.Contains(out.String(), `"state":"failed"`) {
+		t.Fatalf("stdout lacks the run's end:\n%s", out.String())
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "runs", "*.jsonl"))
+	if len(logs) != 1 {
+		t.Fatalf("run logs %v", logs)
+	}
+	b, _ := os.ReadFile(logs[0])
+	if strings.Contains(string(b), "sk-test-sigint") {
+		t.Fatal("the API key reached the run log")
+	}
+	if !strings.Contains(string(b), `"event":"killed"`) {
+		t.Fatalf("run log lacks the kill:\n%s", b)
+	}
+}
