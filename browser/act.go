@@ -572,11 +572,21 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 	if a.Kind == ActNavigate || a.Kind == ActBack || a.Kind == ActForward || a.Kind == ActReload {
 		navigated = true
 	}
+	if t.waiting != nil {
+		t.waiting()
+	}
 	if !navigated {
 		err := t.call(sctx, w, "settle", &st, quiet, settleMax.Milliseconds(), a.Until)
 		if err != nil {
 			if ctx.Err() != nil || context.Cause(t.dead) != nil {
 				return nil, err
+			}
+			if sctx.Err() != nil {
+				// The in-page wait has its own timer; a page that misses
+				// the host deadline is not running its timers at all.
+				r.Took = time.Since(start)
+				r.URL = before.URL
+				return r, fmt.Errorf("%w: no answer %v after the input was sent", ErrUnresponsive, settleMax+time.Second)
 			}
 			// The document went away under the wait: a navigation.
 			navigated = true

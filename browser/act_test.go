@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestBadInput(t *testing.T) {
@@ -78,18 +77,13 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("after release: %v", err)
 	}
 	// A lease ends with its owner's context.
+	events := testBrowser.Subscribe(ctx)
 	lctx, lcancel := context.WithCancel(ctx)
 	if _, err := tab.Lease(lctx, "agent-9"); err != nil {
 		t.Fatal(err)
 	}
 	lcancel()
-	deadline := time.Now().Add(2 * time.Second)
-	for tab.Info().Owner != "" && time.Now().Before(deadline) {
-		select {
-		case <-time.After(5 * time.Millisecond): // polling a state change with a deadline, not waiting for time
-		case <-ctx.Done():
-		}
-	}
+	waitEvent(t, events, func(ev Event) bool { return ev.Kind == TabReleased && ev.Tab.ID == tab.ID() })
 	if tab.Info().Owner != "" {
 		t.Errorf("lease outlived its context: %q", tab.Info().Owner)
 	}

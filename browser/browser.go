@@ -481,6 +481,9 @@ func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Ta
 		b.drop(id, err)
 		return nil, fmt.Errorf("attach tab %s: %w", id, err)
 	}
+	t.mu.Lock()
+	t.announced = true
+	t.mu.Unlock()
 	if opener != "" {
 		b.mu.Lock()
 		ot := b.tabs[opener]

@@ -37,6 +37,9 @@ var (
 	ErrNoFocus = errors.New("no element has focus")
 	// ErrBadArgument means an action's arguments are malformed.
 	ErrBadArgument = errors.New("bad argument")
+	// ErrUnresponsive means the page stopped answering (a busy loop or a
+	// hung renderer) after the input was sent.
+	ErrUnresponsive = errors.New("page not responding")
 	// ErrCondition means a wait or batch check did not hold in time.
 	ErrCondition = errors.New("condition not met")
 )

@@ -80,18 +80,18 @@ type Control struct {
 
 // Observation is what a page looks like to an agent.
 type Observation struct {
-	Version  int      `json:"version"`
-	URL      string   `json:"url"`
-	Title    string   `json:"title"`
-	Dialog   string   `json:"dialog,omitempty"`
-	Headings []string `json:"headings,omitempty"`
-	Text     string   `json:"text,omitempty"`
-	TextCut  bool     `json:"textTruncated,omitempty"`
+	Version  int       `json:"version"`
+	URL      string    `json:"url"`
+	Title    string    `json:"title"`
+	Dialog   string    `json:"dialog,omitempty"`
+	Headings []string  `json:"headings,omitempty"`
+	Text     string    `json:"text,omitempty"`
+	TextCut  bool      `json:"textTruncated,omitempty"`
 	Controls []Control `json:"controls"`
 	// Candidates counts every control that matched before the cut, so a
 	// short list is never mistaken for the whole page.
-	Candidates int  `json:"candidates"`
-	Truncated  bool `json:"truncated"`
+	Candidates int    `json:"candidates"`
+	Truncated  bool   `json:"truncated"`
 	Viewport   [2]int `json:"viewport"`
 	Scroll     [2]int `json:"scroll"`
 	// Frames counts the documents walked; Unobserved those that could not

@@ -234,10 +234,18 @@ func (t *Tab) Screencast(ctx context.Context, opts ScreencastOptions) (<-chan Fr
 		return nil, fmt.Errorf("screencast %s: %w", t.id, t.fail(ctx, err))
 	}
 	context.AfterFunc(ctx, func() {
-		sc.remove(s)
+		sc.mu.Lock()
+		_, ok := sc.subs[s]
+		delete(sc.subs, s)
+		sc.mu.Unlock()
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		sc.reconfigure(cctx)
+		// Closed last, so a reader that sees the end knows the encoder
+		// was already told to stop.
+		if ok {
+			close(s.ch)
+		}
 	})
 	return s.ch, nil
 }
@@ -256,7 +264,7 @@ func (sc *screencaster) stopAll() {
 	for s := range sc.subs {
 		close(s.ch)
 	}
-	sc.subs = nil
+	sc.subs = map[*scSub]struct{}{}
 	sc.running = nil
 	sc.mu.Unlock()
 }

@@ -36,6 +36,9 @@ type Tab struct {
 	dead    context.Context
 	kill0   context.CancelCauseFunc
 	removed bool
+	// announced is set once the tab's opened event went out, so no
+	// update precedes it.
+	announced bool
 
 	op      sync.Mutex // serialises observe and act
 	worlds  map[cdp.FrameID]*world
@@ -45,6 +48,10 @@ type Tab struct {
 	bases   baselines
 
 	sc screencaster
+
+	// waiting, when set (by tests), is called as an action starts its
+	// after-action wait, so a test can act on a call that is pending.
+	waiting func()
 }
 
 type world struct {
@@ -86,9 +93,9 @@ func (t *Tab) Info() TabInfo {
 func (t *Tab) update(f func(*TabInfo) bool) {
 	t.mu.Lock()
 	changed := f(&t.info)
-	removed := t.removed
+	removed, announced := t.removed, t.announced
 	t.mu.Unlock()
-	if changed && !removed {
+	if changed && !removed && announced {
 		t.b.emit(Event{Kind: TabUpdated, Tab: t.Info()})
 	}
 }
@@ -99,7 +106,9 @@ func (t *Tab) kill(err error) {
 	t.mu.Unlock()
 	t.kill0(err)
 	t.sc.stopAll()
-	t.cancel()
+	// Cancelling waits for chromedp's target goroutines, which need the
+	// read loop this may be running in.
+	go t.cancel()
 }
 
 func (t *Tab) crashed(err error) {
@@ -158,7 +167,7 @@ func (t *Tab) onEvent(ev any) {
 	case *page.EventFrameStoppedLoading:
 		if t.isMain(ev.FrameID) {
 			t.update(func(ti *TabInfo) bool { ch := ti.Loading; ti.Loading = false; return ch })
-			go t.refreshFavicon()
+			go t.refreshInfo()
 		}
 	case *page.EventScreencastFrame:
 		t.sc.frame(ev)
@@ -175,19 +184,28 @@ func (t *Tab) isMain(id cdp.FrameID) bool {
 	return string(id) == t.id
 }
 
-func (t *Tab) refreshFavicon() {
+// refreshInfo reads the favicon, title and URL once a load finishes; the
+// browser's own target events can lag the document's title.
+func (t *Tab) refreshInfo() {
 	ctx, cancel := context.WithTimeout(t.dead, 2*time.Second)
 	defer cancel()
 	res, err := cdp.Call(ctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{
-		Expression:    `(() => { const l = document.querySelector('link[rel~="icon"]'); return l ? l.href : (location.protocol.startsWith('http') ? location.origin + '/favicon.ico' : ''); })()`,
+		Expression:    `(() => { const l = document.querySelector('link[rel~="icon"]'); return {fav: l ? l.href : (location.protocol.startsWith('http') ? location.origin + '/favicon.ico' : ''), title: document.title, url: location.href}; })()`,
 		ReturnByValue: new(true), Silent: new(true),
 	})
 	if err != nil || res.Result == nil {
 		return
 	}
-	var fav string
-	if json.Unmarshal(res.Result.Value, &fav) == nil {
-		t.update(func(ti *TabInfo) bool { ch := ti.Favicon != fav; ti.Favicon = fav; return ch })
+	var v struct{ Fav, Title, URL string }
+	if json.Unmarshal(res.Result.Value, &v) == nil {
+		t.update(func(ti *TabInfo) bool {
+			if v.Title == "" {
+				v.Title = ti.Title
+			}
+			ch := ti.Favicon != v.Fav || ti.Title != v.Title || ti.URL != v.URL
+			ti.Favicon, ti.Title, ti.URL = v.Fav, v.Title, v.URL
+			return ch
+		})
 	}
 }
 

@@ -44,18 +44,86 @@ type Event struct {
 	Err    string    `json:"err,omitempty"`
 }
 
+// subscriber queues events for one reader. Updates to the same tab
+// coalesce (the newest state wins), so a slow reader never loses the final
+// state of a tab nor an open, close or popup event, and the queue stays
+// bounded by the number of tabs plus those lifecycle events.
 type subscriber struct {
-	ch   chan Event
-	once sync.Once
+	mu     sync.Mutex
+	queue  []Event
+	wake   chan struct{}
+	ch     chan Event
+	done   chan struct{}
+	once   sync.Once
+	closed bool
 }
 
-func (s *subscriber) close() { s.once.Do(func() { close(s.ch) }) }
+func newSubscriber() *subscriber {
+	s := &subscriber{wake: make(chan struct{}, 1), ch: make(chan Event), done: make(chan struct{})}
+	go s.pump()
+	return s
+}
+
+func (s *subscriber) push(ev Event) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	if ev.Kind == TabUpdated {
+		for i := range s.queue {
+			if s.queue[i].Kind == TabUpdated && s.queue[i].Tab.ID == ev.Tab.ID {
+				s.queue = append(s.queue[:i], s.queue[i+1:]...)
+				break
+			}
+		}
+	}
+	s.queue = append(s.queue, ev)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *subscriber) pump() {
+	defer close(s.ch)
+	for {
+		s.mu.Lock()
+		if len(s.queue) == 0 {
+			s.mu.Unlock()
+			select {
+			case <-s.wake:
+				continue
+			case <-s.done:
+				return
+			}
+		}
+		ev := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		select {
+		case s.ch <- ev:
+		case <-s.done:
+			return
+		}
+	}
+}
+
+func (s *subscriber) close() {
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		close(s.done)
+	})
+}
 
 // Subscribe returns a channel of tab events that closes when ctx ends or the
-// browser closes. A subscriber that falls 64 events behind loses the
-// newest ones; Tabs is always the accurate state.
+// browser closes. Successive updates of one tab coalesce for a reader that
+// falls behind; Tabs is always the accurate state.
 func (b *Browser) Subscribe(ctx context.Context) <-chan Event {
-	s := &subscriber{ch: make(chan Event, 64)}
+	s := newSubscriber()
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -77,10 +145,7 @@ func (b *Browser) emit(ev Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for s := range b.subs {
-		select {
-		case s.ch <- ev:
-		default:
-		}
+		s.push(ev)
 	}
 }
 
