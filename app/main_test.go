@@ -364,3 +364,10 @@ func prewarm(t testing.TB, h *harness, n int) {
 		t.Fatal(err)
 	}
 }
+
+// tctx is a context for one test's browser calls.
+func tctx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,166 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image/png"
+	"strings"
+	"testing"
+	"time"
+
+	"vroom/agents"
+	"vroom/browser"
+)
+
+func newTabs(t *testing.T) *Tabs {
+	t.Helper()
+	needBrowser(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	p := NewTabs(ctx, testBrowser, browser.ObserveOptions{})
+	t.Cleanup(func() {
+		cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer ccancel()
+		p.CloseOpened(cctx)
+		cancel()
+	})
+	return p
+}
+
+// TestTabsLease: an executor's tab is leased to it for its whole life:
+// nobody else can act in it or attach it (the error names the holder);
+// released, it stays open and another agent can attach it.
+func TestTabsLease(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	p := newTabs(t)
+	ctx := tctx(t)
+	a, err := p.Open(ctx, "agent 1", s.URL+"/quote.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Observe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bt, err := testBrowser.Tab(a.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bt.Observe(browser.WithOwner(ctx, "user"), browser.ObserveOptions{}); !errors.Is(err, browser.ErrTabLeased) {
+		t.Fatalf("the person acted in a leased tab: %v", err)
+	}
+	_, err = p.Attach(ctx, "agent 2", a.ID())
+	if !errors.Is(err, browser.ErrTabLeased) || !strings.Contains(err.Error(), "agent 1") {
+		t.Fatalf("attach of a leased tab: %v", err)
+	}
+	p.Release(a, "agent 1")
+	if _, err := bt.Observe(browser.WithOwner(ctx, "user"), browser.ObserveOptions{}); err != nil {
+		t.Fatalf("released tab: %v", err)
+	}
+	b, err := p.Attach(ctx, "agent 2", a.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := b.Observe(ctx)
+	if err != nil || !strings.Contains(obs.Text, "Get quote") {
+		t.Fatalf("%v %+v", err, obs)
+	}
+	p.Release(b, "agent 2")
+	if _, err := p.Attach(ctx, "agent 3", "no-such-tab"); !errors.Is(err, browser.ErrTabClosed) {
+		t.Fatalf("attach of a missing tab: %v", err)
+	}
+	if ids := p.Opened(); len(ids) != 1 || ids[0] != a.ID() {
+		t.Fatalf("opened %v", ids)
+	}
+	if err := p.CloseOpened(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := testBrowser.Tab(a.ID()); !errors.Is(err, browser.ErrTabClosed) {
+		t.Fatalf("tab open after CloseOpened: %v", err)
+	}
+}
+
+// TestTabAdapter: the page as an executor sees it: observation, targets
+// for the safety gate, verdicts with or without effect, diffs, text and
+// screenshots.
+func TestTabAdapter(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	p := newTabs(t)
+	ctx := tctx(t)
+	tab, err := p.Open(ctx, "agent 1", s.URL+"/shop.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := tab.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs.URL != s.URL+"/shop.html" || !strings.Contains(obs.Title, "Checkout") {
+		t.Fatalf("%+v", obs)
+	}
+	place, card, link := ref(obs.Text, "button", "Place order"), ref(obs.Text, "textbox", "Card number"), ref(obs.Text, "link", "quote desk")
+	note := ref(obs.Text, "textbox", "Delivery note")
+	if place == "" || card == "" || link == "" || note == "" {
+		t.Fatalf("controls missing:\n%s", obs.Text)
+	}
+
+	tg, err := tab.Target(ctx, agents.Action{Kind: agents.ActClick, Ref: place})
+	if err != nil || tg.Role != "button" || tg.Name != "Place order" || tg.URL != s.URL+"/shop.html" {
+		t.Fatalf("%v %+v", err, tg)
+	}
+	if c, _ := agents.Classify(agents.Action{Kind: agents.ActClick, Ref: place}, tg); c != agents.Irreversible {
+		t.Fatalf("Place order classed %v", c)
+	}
+	if tg, _ := tab.Target(ctx, agents.Action{Kind: agents.ActType, Ref: card, Text: "4111"}); !tg.Sensitive {
+		t.Fatalf("card field not sensitive: %+v", tg)
+	}
+	if tg, _ := tab.Target(ctx, agents.Action{Kind: agents.ActClick, Ref: link}); tg.Role != "link" || tg.URL != s.URL+"/quote.html" {
+		t.Fatalf("link target %+v", tg)
+	}
+	if _, err := tab.Target(ctx, agents.Action{Kind: agents.ActClick, Ref: "e999"}); err == nil {
+		t.Fatal("a ref never observed has a target")
+	}
+
+	o, err := tab.Act(ctx, agents.Action{Kind: agents.ActType, Ref: note, Text: "leave at the door"})
+	if err != nil || !o.Effect || o.Navigated {
+		t.Fatalf("%v %+v", err, o)
+	}
+	d, err := tab.Diff(ctx)
+	if err != nil || !strings.Contains(d, "leave at the door") {
+		t.Fatalf("diff %q %v", d, err)
+	}
+	if d, err := tab.Diff(ctx); err != nil || d != "" {
+		t.Fatalf("nothing changed, yet diff %q %v", d, err)
+	}
+	// Focus is on the note now: Enter goes to it.
+	if tg, _ := tab.Target(ctx, agents.Action{Kind: agents.ActPress, Key: "Enter"}); tg.Name != "Delivery note" {
+		t.Fatalf("Enter's target %+v", tg)
+	}
+	o, err = tab.Act(ctx, agents.Action{Kind: agents.ActScroll, Direction: "up"})
+	if err != nil || o.Effect || !strings.Contains(o.Summary, "no visible effect") {
+		t.Fatalf("scrolling up at the top: %v %+v", err, o)
+	}
+
+	text, err := tab.ReadPage(ctx)
+	if err != nil || !strings.Contains(text, "1 × Blue mug") {
+		t.Fatalf("read %q %v", text, err)
+	}
+	shot, err := tab.Screenshot(ctx)
+	if err != nil || shot.MIME != "image/png" || shot.Width != 1280 || shot.Height != 800 {
+		t.Fatalf("%v %+v", err, shot.MIME)
+	}
+	if img, err := png.Decode(bytes.NewReader(shot.Data)); err != nil || img.Bounds().Dx() != 1280 {
+		t.Fatalf("screenshot does not decode: %v", err)
+	}
+
+	o, err = tab.Act(ctx, agents.Action{Kind: agents.ActClick, Ref: link})
+	if err != nil || !o.Navigated || o.URL != s.URL+"/quote.html" {
+		t.Fatalf("%v %+v", err, o)
+	}
+	s.state(func(s *site) {
+		if s.orders != 0 {
+			t.Fatal("an order was placed")
+		}
+	})
+}
