@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -361,8 +362,9 @@ func silenceFrom(from, run int) func(s []int16) (int, bool) {
 // segment is a stretch of sound in a recording.
 type segment struct {
 	from, to int // sample indexes, to exclusive
+	sound    int // samples of sound: to-from less the holes
 	peak     int
-	freq     float64
+	freq     float64 // Hz while sounding
 }
 
 // segments splits s into sounds separated by at least gap quiet samples.
@@ -403,6 +405,26 @@ func abs(v int) int {
 	return v
 }
 
+// pitch is the frequency of the median period between upward zero
+// crossings: holes add stray crossings that skew a plain count.
+func pitch(s []int16, rate int) float64 {
+	var periods []int
+	last := -1
+	for i := 1; i < len(s); i++ {
+		if s[i-1] < 0 && s[i] >= 0 {
+			if last >= 0 {
+				periods = append(periods, i-last)
+			}
+			last = i
+		}
+	}
+	if len(periods) == 0 {
+		return 0
+	}
+	slices.Sort(periods)
+	return float64(rate) / float64(periods[len(periods)/2])
+}
+
 // frequency counts upward zero crossings.
 func frequency(s []int16, rate int) float64 {
 	n := 0
@@ -421,7 +443,7 @@ func dur(samples, rate int) time.Duration {
 func within(got, want, tol float64) bool { return math.Abs(got-want) <= tol*want }
 
 // espeakClip writes a spoken clip for the microphone tests and returns
-// its path and the span of its speech.
+// its path and how much of it is speech.
 func espeakClip(tb testing.TB, text string) (path string, d time.Duration) {
 	tb.Helper()
 	prog := need(tb, "espeak-ng")
@@ -438,7 +460,20 @@ func espeakClip(tb testing.TB, text string) (path string, d time.Duration) {
 	if err := readWAV(f, &u); err != nil {
 		tb.Fatal(err)
 	}
-	return path, speechSpan(u.Samples, u.Rate, 0.02)
+	return path, speechTime(u.Samples, u.Rate, 0.02)
+}
+
+// speechTime counts the 10 ms frames above level. Unlike the span from
+// first to last, it does not grow when the sound server drops out.
+func speechTime(s []int16, rate int, level float64) time.Duration {
+	f := rate / 100
+	n := 0
+	for i := 0; i+f <= len(s); i += f {
+		if rms(s[i:i+f]) >= level {
+			n++
+		}
+	}
+	return time.Duration(n) * 10 * time.Millisecond
 }
 
 // speechSpan is the stretch from the first to the last 10 ms frame above
@@ -483,9 +518,10 @@ func paplay(tb testing.TB, ctx context.Context, path string) {
 // twoTones finds a tone followed by a higher one (above f) in s: the
 // first from its first loud sample to its last before the pitch changes,
 // the second from its first loud sample after that to the last. holes
-// counts silences of a millisecond or more inside either (the sound
-// server running dry: on a loaded machine it renders silence for a late
-// stream).
+// counts silences of a millisecond or more inside either: the sound server
+// running dry. On a loaded machine it renders silence for a late stream
+// and then plays on where it stopped, so a hole delays audio without
+// losing any, and segment.sound is the tone's true length.
 func twoTones(s []int16, rate int, f float64) (a, b segment, holes int, ok bool) {
 	isLoud := func(v int16) bool { return v > loud || v < -loud }
 	first, lastLoud := -1, -1
@@ -527,20 +563,25 @@ func twoTones(s []int16, rate int, f float64) (a, b segment, holes int, ok bool)
 	for b.from = cut; b.from < b.to && !isLoud(s[b.from]); b.from++ {
 	}
 	for _, g := range []*segment{&a, &b} {
-		run := 0
-		for _, v := range s[g.from:g.to] {
-			g.peak = max(g.peak, abs(int(v)))
+		run, quiet := 0, 0
+		for i, v := range append(s[g.from:g.to:g.to], loud+1) {
+			if i < g.to-g.from {
+				g.peak = max(g.peak, abs(int(v)))
+			}
 			// A tone near its zero crossing is quiet for a sample or two;
 			// a millisecond of quiet is a hole.
-			if isLoud(v) {
-				run = 0
+			if !isLoud(v) {
+				run++
 				continue
 			}
-			if run++; run == rate/1000 {
+			if run >= rate/1000 {
 				holes++
+				quiet += run
 			}
+			run = 0
 		}
-		g.freq = frequency(s[g.from:g.to], rate)
+		g.sound = g.to - g.from - quiet
+		g.freq = pitch(s[g.from:g.to], rate)
 	}
 	return a, b, holes, true
 }

@@ -80,8 +80,8 @@ func TestSpeechReachesSpeaker(t *testing.T) {
 		f float64
 		d time.Duration
 	}{{ga, 440, 800 * time.Millisecond}, {gb, 880, 600 * time.Millisecond}} {
-		d := dur(c.g.to-c.g.from, rec.rate)
-		t.Logf("sound %d: %.1f Hz for %v, peak %d", i, c.g.freq, d, c.g.peak)
+		d := dur(c.g.sound, rec.rate)
+		t.Logf("sound %d: %.1f Hz for %v (over %v), peak %d", i, c.g.freq, d, dur(c.g.to-c.g.from, rec.rate), c.g.peak)
 		if !within(c.g.freq, c.f, 0.1) {
 			t.Errorf("sound %d at %.1f Hz, want %v ±10%%", i, c.g.freq, c.f)
 		}
@@ -177,7 +177,7 @@ func TestBargeIn(t *testing.T) {
 	if !p.Interrupted() {
 		t.Error("barged-in message not marked interrupted")
 	}
-	if got := p.Played(); got < 200*time.Millisecond || got > 2*time.Second {
+	if got := p.Played(); got < 100*time.Millisecond || got > 2*time.Second {
 		t.Errorf("interrupted message played %v", got)
 	}
 	if !v.Listening() {
@@ -216,13 +216,13 @@ func bargeIn(tb testing.TB, ctx context.Context, v *Voice, rec *recorder) (time.
 	if _, err := rec.waitFor(ctx, func(s []int16) (int, bool) { return 0, len(s) > on+rec.rate/5 }); err != nil {
 		tb.Fatal(err)
 	}
-	t0 := time.Now()
+	t0, at := time.Now(), rec.len()
 	if err := v.Unmute(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	// 20 ms of continuous silence marks the end; a 440 Hz tone crosses
-	// the threshold every 1.1 ms.
-	off, err := rec.waitFor(ctx, silenceFrom(on, rec.rate/50))
+	// The silence must last (200 ms) so that the sound server running
+	// dry for a moment on a loaded machine is not taken for it.
+	off, err := rec.waitFor(ctx, silenceFrom(at, rec.rate/5))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -282,10 +282,11 @@ func checkUpload(t *testing.T, u upload, clipLen time.Duration) {
 	if u.Model != "stt-test" || !strings.HasSuffix(u.FileName, ".wav") || u.Rate != 16000 {
 		t.Errorf("upload: model %q, file %q, rate %d", u.Model, u.FileName, u.Rate)
 	}
-	span := speechSpan(u.Samples, u.Rate, 0.02)
-	t.Logf("espeak clip speech spans %v; upload of %v spans %v", clipLen, dur(len(u.Samples), u.Rate), span)
-	if !within(span.Seconds(), clipLen.Seconds(), 0.1) {
-		t.Errorf("uploaded speech spans %v, the clip's %v", span, clipLen)
+	speech := speechTime(u.Samples, u.Rate, 0.02)
+	t.Logf("espeak clip holds %v of speech; the upload of %v holds %v (from first to last: %v)",
+		clipLen, dur(len(u.Samples), u.Rate), speech, speechSpan(u.Samples, u.Rate, 0.02))
+	if !within(speech.Seconds(), clipLen.Seconds(), 0.1) {
+		t.Errorf("upload holds %v of speech, the clip %v", speech, clipLen)
 	}
 	if got := dur(len(u.Samples), u.Rate); got < clipLen || got > clipLen+3*time.Second {
 		t.Errorf("uploaded %v for a %v clip", got, clipLen)
@@ -418,7 +419,7 @@ func TestStopOneMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	ga, gb, _, ok := twoTones(rec.snapshot()[from:end], rec.rate, 660)
-	if !ok || gb.from < ga.to || !within(gb.freq, 880, 0.1) || !within(dur(gb.to-gb.from, rec.rate).Seconds(), 0.3, 0.1) {
+	if !ok || gb.from < ga.to || !within(gb.freq, 880, 0.1) || !within(dur(gb.sound, rec.rate).Seconds(), 0.3, 0.1) {
 		t.Errorf("heard %+v then %+v, want the cut 440 Hz tone then 300 ms at 880 Hz", ga, gb)
 	}
 }
