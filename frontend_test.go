@@ -66,8 +66,8 @@ func chromiumPath(t *testing.T) string {
 }
 
 // startWailsDev runs `wails dev` and returns the URL where the frontend is
-// served with working Go bindings.
-func startWailsDev(t *testing.T, configDir string) string {
+// served with working Go bindings. env adds to the app's environment.
+func startWailsDev(t *testing.T, configDir string, env ...string) string {
 	t.Helper()
 	wails, err := filepath.Abs("build/bin-tools/wails")
 	if err != nil {
@@ -80,7 +80,8 @@ func startWailsDev(t *testing.T, configDir string) string {
 	var logs syncBuffer
 	cmd := exec.Command(wails, "dev", "-m", "-s", "-nogorebuild", "-noreload", "-nocolour",
 		"-tags", "webkit2_41", "-assetdir", "frontend/dist", "-devserver", fmt.Sprintf("127.0.0.1:%d", port))
-	cmd.Env = append(os.Environ(), "VROOM_CONFIG_DIR="+configDir, "OPENAI_API_KEY=", "NO_AT_BRIDGE=1")
+	cmd.Env = append(os.Environ(), "VROOM_CONFIG_DIR="+configDir, "OPENAI_API_KEY=", "NO_AT_BRIDGE=1", "VROOM_DATA_DIR="+t.TempDir())
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {

@@ -1000,3 +1000,49 @@ func summarize(path string) (RunSummary, bool) {
 	}
 	return rs, rs.Task != ""
 }
+
+// HandTab gives the tab id to the agent pid (a tab dropped on its tile):
+// the agent stops where it is and a new executor continues its sub-task in
+// that tab, with whatever session the tab holds. A tab someone else holds
+// is refused, naming the holder.
+func (a *App) HandTab(pid int, tabID string) (agents.ProcInfo, error) {
+	r := a.currentRun()
+	if r == nil || !r.isRunning() {
+		return agents.ProcInfo{}, ErrNoRun
+	}
+	b, err := a.browserNow()
+	if err != nil {
+		return agents.ProcInfo{}, err
+	}
+	t, err := b.Tab(tabID)
+	if err != nil {
+		return agents.ProcInfo{}, fmt.Errorf("hand tab: %w", err)
+	}
+	var task string
+	for _, p := range r.run.Procs() {
+		if p.PID == pid {
+			task = p.Task
+			if p.Tab == tabID {
+				return p, nil
+			}
+			if o := t.Info().Owner; o != "" {
+				return agents.ProcInfo{}, fmt.Errorf("hand tab: %s is working in it", o)
+			}
+			if !p.State.Finished() {
+				if err := r.run.KillProc(pid); err != nil && !errors.Is(err, agents.ErrNoProcess) {
+					return agents.ProcInfo{}, fmt.Errorf("hand tab: %w", err)
+				}
+			}
+		}
+	}
+	if task == "" {
+		return agents.ProcInfo{}, fmt.Errorf("hand tab: %w: %d", agents.ErrNoProcess, pid)
+	}
+	ctx, cancel := context.WithTimeout(a.context(), 30*time.Second)
+	defer cancel()
+	p, err := r.run.Spawn(ctx, task, tabID, "")
+	if err != nil {
+		return p, fmt.Errorf("hand tab: %w", err)
+	}
+	return p, nil
+}

@@ -1,0 +1,142 @@
+// The UI's model of the desktop: tabs, the run, its agents, the room and
+// the cards, kept current by the Go side's events. Components read it; only
+// event handlers here and the actions in api.ts change what it mirrors.
+import { api, type TabInfo, type RunView, type ProcInfo, type Entry, type Card, type FloorState, type StepInfo, type Usage, type RunSummary } from './api'
+
+/** A tile's last step, shown under its sub-task. */
+export interface LastStep {
+  step: number
+  tool: string
+  outcome: string
+  effect: boolean
+}
+
+class Desk {
+  tabs: TabInfo[] = $state([])
+  active = $state('')
+  browserReady = $state(false)
+  browserError = $state('')
+  run: RunView | null = $state(null)
+  procs: ProcInfo[] = $state([])
+  steps: Record<string, LastStep> = $state({})
+  transcript: Entry[] = $state([])
+  floor: FloorState = $state({})
+  usage: Usage = $state({ prompt_tokens: 0, completion_tokens: 0, cost: 0 })
+  cards: Card[] = $state([])
+  history: RunSummary[] = $state([])
+  /** showRun keeps a finished run's tiles up until the person dismisses them. */
+  showRun = $state(false)
+  /** chips are tabs attached to the next task (dropped on the omnibox or the empty grid). */
+  chips: string[] = $state([])
+  error = $state('')
+
+  running = $derived(this.run?.state === 'running')
+
+  private started = false
+
+  /** start subscribes to Go's events and loads the current state once. */
+  async start() {
+    if (this.started) return
+    this.started = true
+    api.on('tabs:changed', (v) => {
+      this.tabs = v.tabs
+      this.active = v.active
+    })
+    api.on('browser:state', (s) => {
+      this.browserReady = s.ready
+      this.browserError = s.error ?? ''
+      if (s.ready) void this.refreshTabs()
+    })
+    api.on('run:state', (v) => this.setRun(v))
+    api.on('room:event', (e) => {
+      switch (e.kind) {
+        case 'transcript':
+          this.addEntry(e.data)
+          break
+        case 'floor':
+          this.floor = e.data
+          break
+        case 'process':
+          this.setProc(e.data)
+          break
+        case 'step':
+          this.setStep(e.data)
+          break
+        case 'usage':
+          this.usage = e.data
+          break
+      }
+    })
+    api.on('card:open', (c) => {
+      if (!this.cards.some((x) => x.id === c.id)) this.cards.push(c)
+    })
+    api.on('card:closed', (id) => {
+      this.cards = this.cards.filter((c) => c.id !== id)
+    })
+    try {
+      const b = await api.browserState()
+      this.browserReady = b.ready
+      this.browserError = b.error ?? ''
+      await this.refreshTabs()
+      const r = await api.run()
+      if (r) this.setRun(r)
+      this.cards = await api.cards()
+      await this.loadHistory()
+    } catch (e) {
+      this.error = (e as Error).message
+    }
+  }
+
+  async refreshTabs() {
+    const v = await api.tabs()
+    this.tabs = v.tabs
+    this.active = v.active
+  }
+
+  async loadHistory() {
+    this.history = await api.history()
+  }
+
+  private setRun(v: RunView) {
+    const fresh = this.run?.id !== v.id
+    this.run = v
+    if (fresh) {
+      this.procs = []
+      this.steps = {}
+      this.floor = {}
+      this.transcript = v.transcript ?? []
+      this.showRun = true
+    }
+    for (const p of v.procs ?? []) this.setProc(p)
+    this.usage = v.usage
+    if (v.state !== 'running') void this.loadHistory()
+  }
+
+  private setProc(p: ProcInfo) {
+    const i = this.procs.findIndex((x) => x.pid === p.pid)
+    if (i >= 0) this.procs[i] = p
+    else this.procs.push(p)
+  }
+
+  private setStep(s: StepInfo) {
+    this.steps[s.agent] = { step: s.step, tool: s.tool, outcome: s.outcome, effect: s.effect }
+  }
+
+  private addEntry(e: Entry) {
+    const i = this.transcript.findIndex((x) => x.seq === e.seq)
+    if (i >= 0) this.transcript[i] = e
+    else this.transcript.push(e)
+  }
+
+  /** dismissRun returns the main view to the active tab. */
+  dismissRun() {
+    this.showRun = false
+  }
+
+  /** holder is who holds the tab id, or ''. */
+  holder(id: string): string {
+    return this.tabs.find((t) => t.id === id)?.owner ?? ''
+  }
+}
+
+export const desk = new Desk()
