@@ -134,8 +134,8 @@ func BenchmarkTurns(b *testing.B) {
 	var handoffs, dropouts []time.Duration
 	for i := 1; i < len(segs); i++ {
 		gap := dur(segs[i].from-segs[i-1].to, rec.rate)
-		before := frequency(s[max(segs[i-1].from, segs[i-1].to-edge):segs[i-1].to], rec.rate)
-		after := frequency(s[segs[i].from:min(segs[i].to, segs[i].from+edge)], rec.rate)
+		before := pitch(s[max(segs[i-1].from, segs[i-1].to-edge):segs[i-1].to], rec.rate)
+		after := pitch(s[segs[i].from:min(segs[i].to, segs[i].from+edge)], rec.rate)
 		if within(after, before, 0.1) {
 			dropouts = append(dropouts, gap)
 		} else {

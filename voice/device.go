@@ -113,13 +113,12 @@ func (a *audio) open(s deviceSpec) (*device, error) {
 	cfg.PeriodSizeInMilliseconds = uint32(max(s.period/time.Millisecond, 1))
 	// On PulseAudio miniaudio asks for a server buffer of period×periods:
 	// for capture that is how long a stalled process may fall behind
-	// before the server drops audio, so capture keeps 200 ms of slack.
-	// Latency is unaffected: it is set by the period, delivered one at a
-	// time. Playback stops by corking, not by draining, so its buffer
-	// does not delay barge-in either.
+	// before the server drops audio, so capture keeps a second of slack
+	// (a loaded two-core machine stalled it past 200 ms). Latency is
+	// unaffected: it is set by the period, delivered one at a time.
 	cfg.Periods = 2
 	if s.kind == malgo.Capture {
-		cfg.Periods = uint32(max(200*time.Millisecond/s.period, 2))
+		cfg.Periods = uint32(max(time.Second/s.period, 2))
 	}
 	cfg.PerformanceProfile = malgo.LowLatency
 	sub := malgo.SubConfig{Format: malgo.FormatS16, Channels: 1}
