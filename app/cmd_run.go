@@ -279,12 +279,16 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 
 	res, err := run.Execute(ctx, o.Task)
 
-	// Every executor has stopped: close their tabs, within the grace.
-	closeCtx, cancelClose := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
-	if cerr := tabs.CloseOpened(closeCtx); cerr != nil {
-		fmt.Fprintln(stderr, "vroom run: closing tabs:", cerr)
+	// Every executor has stopped: close their tabs, within the grace. A
+	// browser launched for the run goes whole, tabs and all, when it
+	// closes (deferred above).
+	if env.Browser != nil {
+		closeCtx, cancelClose := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
+		if cerr := tabs.CloseOpened(closeCtx); cerr != nil {
+			fmt.Fprintln(stderr, "vroom run: closing tabs:", cerr)
+		}
+		cancelClose()
 	}
-	cancelClose()
 	cancelRun()
 
 	// The run's last event is its end; let the printer reach it.

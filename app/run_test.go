@@ -50,7 +50,9 @@ func quoteExecutor(match modeltest.Matcher, delay time.Duration, extraReads int)
 // It does not run beside the other tests: it measures time, and the
 // others would load both cores.
 func TestParallelExecutors(t *testing.T) {
-	const delay = 400 * time.Millisecond
+	// A model's pace: slow enough that the run's shape, not the load of a
+	// shared 2-core machine, decides the timing.
+	const delay = 600 * time.Millisecond
 	sites := []*site{newSite(t), newSite(t), newSite(t)}
 	names := []string{"North", "East", "South"}
 	task := func(i int) string { return "get a quote from the " + names[i] + " desk" }
