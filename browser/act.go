@@ -568,7 +568,7 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 		Settled bool  `json:"settled"`
 		Cond    *bool `json:"cond"`
 	}
-	quiet := 30
+	quiet := 20
 	if a.Kind == ActNavigate || a.Kind == ActBack || a.Kind == ActForward || a.Kind == ActReload {
 		navigated = true
 	}

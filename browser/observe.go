@@ -98,7 +98,8 @@ type Observation struct {
 	// be (cross-process frames of a remote browser).
 	Frames     int `json:"frames"`
 	Unobserved int `json:"unobserved,omitempty"`
-	// WalkMs is the time spent in the page walking the DOM.
+	// WalkMs is the time spent in the page: the walk, ranking, names and
+	// text excerpt, summed over frames.
 	WalkMs float64 `json:"walkMs"`
 
 	doc cdp.LoaderID

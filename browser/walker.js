@@ -23,6 +23,7 @@
     'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'gridcell',
   ]);
   const NO_CONTENT_NAME = new Set(['listbox', 'textbox', 'searchbox', 'combobox', 'dialog', 'alertdialog', 'grid', 'tree', 'menu', 'tablist', 'slider', 'spinbutton']);
+  const NAMING = 'label,button,a,option,select,textarea,summary,legend,h1,h2,h3,[role=button],[role=option],[role=link],[role=tab],[role=menuitem],[role=checkbox],[role=radio]';
   const SENSITIVE_AC = /(cc-number|cc-csc|cc-exp|one-time-code|current-password|new-password)/i;
   const SENSITIVE_NAME = /(pass(word|wd)?|pwd|card.?(num|no)|cc.?(num|no)|cvv|cvc|csc|security.?code|otp|one.?time|\bpin\b|2fa|totp)/i;
 
@@ -325,7 +326,6 @@
       const inDlg = dlg ? composedContains(dlg, el) : false;
       cands.push({ el, tag, role, r, inView, inDlg, viaLabel, order: order++ });
     });
-    const walkMs = performance.now() - t0;
 
     let pool = cands;
     if (query) {
@@ -395,6 +395,8 @@
       for (let n = tw.nextNode(); n; n = tw.nextNode()) {
         const p = n.parentElement;
         if (!p || p.tagName === 'SCRIPT' || p.tagName === 'STYLE' || p.tagName === 'NOSCRIPT') continue;
+        // Text that names a control is already in the control's line.
+        if (p.closest(NAMING)) continue;
         const s = squash(n.textContent);
         if (!s) continue;
         let vis = seen.get(p);
@@ -408,7 +410,7 @@
       url: location.href, title: document.title, vw, vh, sx: scrollX, sy: scrollY,
       dialog: dlg ? clip(nameOf(dlg, dlg.tagName, 'dialog'), 80) || 'dialog' : '',
       candidates: pool.length, controls, headings: heads, text, textCut, nextRef: next,
-      walkMs, totalMs: performance.now() - t0,
+      walkMs: performance.now() - t0,
     };
   }
 
@@ -538,9 +540,10 @@
         const quietFor = now - Math.max(S.lastMut, start);
         if (!cond && quietFor >= quietMs) return res({ settled: true });
         if (now - start >= maxMs) return res({ settled: false, cond: cond ? check(cond) : undefined });
-        setTimeout(tick, Math.min(16, quietMs));
+        setTimeout(tick, 4);
       };
-      requestAnimationFrame(() => requestAnimationFrame(tick));
+      // One frame lets rAF-driven renders land before quiet is judged.
+      requestAnimationFrame(tick);
     });
   }
 

@@ -1,0 +1,231 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+func benchTab(b *testing.B, path string) *Tab {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tab, err := testBrowser.Open(ctx, site.URL+path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { tab.Close(context.Background()) })
+	return tab
+}
+
+// BenchmarkWalk measures the default observation of a row of N sibling
+// buttons: walk-ms is the time spent in the page, observe-ms the whole call
+// including CDP transport and Go decoding.
+func BenchmarkWalk(b *testing.B) {
+	for _, n := range []int{100, 1000, 5000} {
+		b.Run(fmt.Sprintf("siblings=%d", n), func(b *testing.B) {
+			tab := benchTab(b, fmt.Sprintf("/siblings.html?n=%d", n))
+			ctx := context.Background()
+			if _, err := tab.Observe(ctx, ObserveOptions{}); err != nil { // warm the world
+				b.Fatal(err)
+			}
+			var walk float64
+			b.ResetTimer()
+			start := time.Now()
+			for b.Loop() {
+				o, err := tab.Observe(ctx, ObserveOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if o.Candidates != n {
+					b.Fatalf("candidates %d", o.Candidates)
+				}
+				walk += o.WalkMs
+			}
+			b.ReportMetric(walk/float64(b.N), "walk-ms")
+			b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "observe-ms")
+		})
+	}
+}
+
+// BenchmarkObservationBytes compares five full JSON observations of a form
+// flow with one compact observation and four compact diffs.
+func BenchmarkObservationBytes(b *testing.B) {
+	var full, compact int
+	for b.Loop() {
+		full, compact = formFlowBytes(b)
+	}
+	b.ReportMetric(float64(full), "full-json-bytes")
+	b.ReportMetric(float64(compact), "compact-bytes")
+	b.ReportMetric(100*float64(compact)/float64(full), "compact-pct")
+}
+
+func formFlowBytes(b *testing.B) (full, compact int) {
+	tab := benchTab(b, "/form.html")
+	defer tab.Close(context.Background())
+	ctx := context.Background()
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	js, _ := json.Marshal(o)
+	full += len(js)
+	compact += len(o.Compact())
+	ref := func(role, name string) string {
+		for _, c := range o.Controls {
+			if c.Role == role && strings.Contains(c.Name, name) {
+				return c.Ref
+			}
+		}
+		b.Fatalf("no %s %s", role, name)
+		return ""
+	}
+	steps := []Action{
+		{Kind: ActType, Ref: ref("textbox", "Email"), Text: "ada@example.com"},
+		{Kind: ActType, Ref: ref("textbox", "Full name"), Text: "Ada Lovelace"},
+		{Kind: ActSelect, Ref: ref("combobox", "Plan"), Option: "Pro"},
+		{Kind: ActClick, Ref: ref("checkbox", "terms")},
+	}
+	since := o.Version
+	for _, a := range steps {
+		if _, err := tab.Do(ctx, a); err != nil {
+			b.Fatal(err)
+		}
+		d, err := tab.Changes(ctx, since, ObserveOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		since = d.Version
+		compact += len(d.Compact())
+		// The full alternative: the whole observation again, as JSON.
+		fo, err := tab.Observe(ctx, ObserveOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		js, _ := json.Marshal(fo)
+		full += len(js)
+		since = fo.Version
+	}
+	return full, compact
+}
+
+// BenchmarkClick is a verified click (checks, trusted input, settle,
+// verdict) on a local page.
+func BenchmarkClick(b *testing.B) {
+	tab := benchTab(b, "/counter.html")
+	ctx := context.Background()
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ref := o.Controls[0].Ref
+	b.ResetTimer()
+	start := time.Now()
+	for b.Loop() {
+		r, err := tab.Click(ctx, ref)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !r.Changed {
+			b.Fatal("click had no effect")
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/click")
+}
+
+// BenchmarkScreencast streams an animated page to one viewer, then four
+// tabs at once, and reports frames per second per tab and the CPU that
+// Chromium and this process spent per streaming tab.
+func BenchmarkScreencast(b *testing.B) {
+	const window = 3 * time.Second
+	var fps1, fps4, cpu4 float64
+	for b.Loop() {
+		tabs := []*Tab{benchTab(b, "/anim.html"), benchTab(b, "/anim.html"), benchTab(b, "/anim.html"), benchTab(b, "/anim.html")}
+		fps1, _ = streamFor(b, tabs[:1], window)
+		fps4, cpu4 = streamFor(b, tabs, window)
+		for _, t := range tabs {
+			t.Close(context.Background())
+		}
+	}
+	b.ReportMetric(fps1, "fps-1tab")
+	b.ReportMetric(fps4, "fps-4tabs")
+	b.ReportMetric(cpu4, "cpu-pct-per-tab")
+}
+
+func streamFor(b *testing.B, tabs []*Tab, d time.Duration) (fpsPerTab, cpuPerTab float64) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var frames atomic.Int64
+	var wg sync.WaitGroup
+	cpu0 := cpuTicks()
+	start := time.Now()
+	for _, t := range tabs {
+		ch, err := t.Screencast(ctx, ScreencastOptions{Quality: 70})
+		if err != nil {
+			b.Fatal(err)
+		}
+		wg.Go(func() {
+			for range ch {
+				frames.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	el := time.Since(start).Seconds()
+	used := float64(cpuTicks()-cpu0) / 100 // USER_HZ
+	return float64(frames.Load()) / el / float64(len(tabs)), 100 * used / el / float64(len(tabs))
+}
+
+// cpuTicks sums user and system time of this process and of every
+// Chromium process of the test browser.
+func cpuTicks() int64 {
+	root := chromedp.FromContext(testBrowser.run.ctx).Browser.Process()
+	parent := map[int]int{}
+	ticks := map[int]int64{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range dirs {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		s := string(raw)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(s[i+2:])
+		if len(fields) < 13 {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		ppid, _ := strconv.Atoi(fields[1])
+		ut, _ := strconv.ParseInt(fields[11], 10, 64)
+		st, _ := strconv.ParseInt(fields[12], 10, 64)
+		parent[pid], ticks[pid] = ppid, ut+st
+	}
+	in := func(pid int) bool {
+		for p := pid; p > 1; p = parent[p] {
+			if root != nil && p == root.Pid {
+				return true
+			}
+		}
+		return false
+	}
+	total := ticks[os.Getpid()]
+	for pid, t := range ticks {
+		if in(pid) {
+			total += t
+		}
+	}
+	return total
+}
