@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 
 	"vroom/agents"
 	"vroom/browser"
+	"vroom/voice"
 )
 
 const runUsage = `usage: vroom run [flags] "task"
@@ -28,7 +30,8 @@ lines with --json); the run log is kept under the data directory
 ($VROOM_DATA_DIR, else $XDG_DATA_HOME/vroom) in runs/RUN.jsonl, for
 vroom replay. Settings come from the settings file; flags override them.
 The API key is OPENAI_API_KEY, else the one stored in the system keyring.
-Ctrl-C stops every agent and closes their tabs.
+Ctrl-C stops every agent and closes their tabs. A line typed while the
+run goes on is a correction for every agent and the planner.
 
 Exit status: 0 when the run succeeded, 1 when it failed, 2 on bad usage.
 
@@ -51,6 +54,8 @@ type runOptions struct {
 	Profile           string
 	AllowIrreversible bool
 	JSON              bool
+	Voice             bool
+	PTT               bool
 }
 
 // parseRunArgs parses flags over the settings' values. Flags may come
@@ -72,8 +77,8 @@ func parseRunArgs(args []string, st Settings, stderr io.Writer) (runOptions, err
 	fs.StringVar(&o.Profile, "profile", "ephemeral", "browser profile: persistent (keeps logins, under the data directory) or ephemeral (throwaway)")
 	fs.BoolVar(&o.AllowIrreversible, "allow-irreversible", false, "approve irreversible actions (pay, order, delete, send...) without asking; they are denied otherwise")
 	fs.BoolVar(&o.JSON, "json", false, "print events as JSON lines")
-	fs.Bool("voice", false, "speak agents' messages aloud (not wired yet)")
-	fs.Bool("ptt", false, "push-to-talk (not wired yet)")
+	fs.BoolVar(&o.Voice, "voice", false, "speak agents' messages aloud (text-only when no sound server answers)")
+	fs.BoolVar(&o.PTT, "ptt", false, "push-to-talk with --voice: Enter starts talking to the agents, Enter again ends")
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -117,6 +122,8 @@ type runEnv struct {
 	// Policy is the run's navigation policy (AllowIrreversible is set
 	// from the flag).
 	Policy agents.Policy
+	// Stdin carries the person's typed corrections (nil: none).
+	Stdin io.Reader
 	// Ready, when set, receives the run once it has started, for tests.
 	Ready func(*agents.Run, *Tabs)
 }
@@ -133,6 +140,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "vroom run:", err)
 		return 1
 	}
+	env.Stdin = os.Stdin
 	return runTask(ctx, args, env, stdout, stderr)
 }
 
@@ -250,14 +258,30 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRun()
 	tabs := NewTabs(runCtx, b, browser.ObserveOptions{})
-	run := agents.NewRun(runCtx, agents.Config{
+	cfg := agents.Config{
 		Model:     agents.NewModel(agents.ModelConfig{BaseURL: o.BaseURL, APIKey: key, Models: models}),
 		Tabs:      tabs,
 		Log:       log,
 		Policy:    policy,
 		Budget:    budget,
 		MaxAgents: o.MaxAgents,
-	})
+	}
+	var v *voice.Voice
+	if o.Voice {
+		v, err = voice.New(runCtx, voice.Config{BaseURL: agents.NormalizeBaseURL(o.BaseURL), APIKey: key,
+			TTSModel: st.TTSModel, Voices: st.Voices, STTModel: st.STTModel})
+		if err != nil {
+			fmt.Fprintf(stderr, "vroom run: no voice (%v); running text-only\n", err)
+			v = nil
+		} else {
+			defer v.Close()
+			cfg.Voice = speaker{v}
+		}
+	}
+	run := agents.NewRun(runCtx, cfg)
+	if env.Stdin != nil {
+		go listen(runCtx, env.Stdin, run.Room(), v, o.PTT)
+	}
 
 	// Blank tabs open while the planner thinks, so its spawns do not wait.
 	go tabs.Prewarm(runCtx, min(o.MaxAgents, 3))
@@ -386,4 +410,75 @@ func findRunLog(dir, run string) (string, error) {
 		return "", fmt.Errorf("no run %q in %s", run, dir)
 	}
 	return p, nil
+}
+
+// listen turns the person's input into corrections: a typed line is said
+// to every agent at once; with push-to-talk an empty line opens the
+// microphone and the next one closes it, and what was said is transcribed
+// and said to every agent.
+func listen(ctx context.Context, in io.Reader, room *agents.Room, v *voice.Voice, ptt bool) {
+	if v != nil && ptt {
+		go func() {
+			for {
+				select {
+				case tr, ok := <-v.Transcripts():
+					if !ok {
+						return
+					}
+					if tr.Err == nil {
+						room.UserSays(tr.Text)
+					}
+					room.UserStops()
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	lines := make(chan string)
+	go func() {
+		// Reading a terminal cannot be cancelled: this goroutine ends
+		// with the input or the process.
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			select {
+			case lines <- strings.TrimSpace(sc.Text()):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	talking := false
+	for {
+		var line string
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				return
+			}
+			line = l
+		case <-ctx.Done():
+			return
+		}
+		switch {
+		case line != "":
+			room.UserStarts()
+			room.UserSays(line)
+			room.UserStops()
+		case v != nil && ptt && !talking:
+			room.UserStarts()
+			if err := v.Unmute(ctx); err != nil {
+				room.Notice("the microphone did not open: %v", err)
+				room.UserStops()
+				continue
+			}
+			talking = true
+		case talking:
+			talking = false
+			if c, err := v.Mute(ctx); err != nil || c == nil || !c.Speech {
+				room.UserStops() // nothing to transcribe
+			}
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -288,4 +289,72 @@ func TestRunCommandSIGINT(t *testing.T) {
 	if !strings.Contains(string(b), `"event":"killed"`) {
 		t.Fatalf("run log lacks the kill:\n%s", b)
 	}
+}
+
+// TestRunCommandTypedCorrection: a line typed while vroom run goes on
+// reaches the executor's next prompt and the planner's as a correction
+// from the user.
+func TestRunCommandTypedCorrection(t *testing.T) {
+	needBrowser(t)
+	t.Parallel()
+	s := newSite(t)
+	srv := modeltest.New(t)
+	const correction = "use the terms-free desk"
+	srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var once sync.Once
+	srv.Script("executor",
+		modeltest.Step{Match: modeltest.LastMessageContains(correction), Reply: done("heard: "+correction, true)},
+		modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+			once.Do(func() { go io.WriteString(pw, correction+"\n") })
+			return modeltest.Slow(time.Minute, call("read_page"))
+		}})
+	env := testEnv(t, srv)
+	env.Stdin = pr
+	var out, errb bytes.Buffer
+	if code := runTask(tctx(t), []string{"get me a quote"}, env, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
+	}
+	if !strings.Contains(out.String(), "[user] "+correction) {
+		t.Fatalf("the correction is not in the event lines:\n%s", out.String())
+	}
+	heard := false
+	for _, r := range srv.Requests("planner") {
+		heard = heard || strings.Contains(r.Text(), "PRIORITY INSTRUCTION FROM THE USER (it overrides your task where they conflict): "+correction)
+	}
+	if !heard {
+		t.Fatal("the planner never got the typed correction")
+	}
+}
+
+// TestRunCommandVoice: with --voice an agent's message is spoken through
+// the speech endpoint when a sound server answers, and the run goes on
+// text-only when none does.
+func TestRunCommandVoice(t *testing.T) {
+	needBrowser(t)
+	t.Parallel()
+	s := newSite(t)
+	srv := modeltest.New(t)
+	srv.Script("planner", plannerScript(map[string]any{"task": "say hello", "url": s.URL + "/quote.html"}))
+	srv.Script("executor",
+		modeltest.Step{Match: modeltest.ToolResults(0), Reply: call("speak", "text", "hello from the quote desk")},
+		modeltest.Step{Match: modeltest.ToolResults(1), Reply: done("said hello", true)})
+	env := testEnv(t, srv)
+	var out, errb bytes.Buffer
+	if code := runTask(tctx(t), []string{"--voice", "say hello"}, env, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
+	}
+	spoken := false
+	for _, sp := range srv.Speeches() {
+		spoken = spoken || sp.Input == "hello from the quote desk"
+	}
+	textOnly := strings.Contains(errb.String(), "running text-only")
+	if spoken == textOnly {
+		t.Fatalf("spoken %v, text-only %v: %s", spoken, textOnly, errb.String())
+	}
+	if !strings.Contains(out.String(), "says: hello from the quote desk") {
+		t.Fatalf("the message is not in the event lines:\n%s", out.String())
+	}
+	t.Logf("spoken aloud: %v", spoken)
 }
