@@ -345,8 +345,9 @@ func (a *agentTab) Target(ctx context.Context, act agents.Action) (agents.Target
 	defer a.mu.Unlock()
 	tg := agents.Target{URL: a.url}
 	ref := act.Ref
-	if ref == "" && act.Kind == agents.ActPress {
-		// A key goes to whatever has focus.
+	if ref == "" && (act.Kind == agents.ActPress || act.Kind == agents.ActTypeFocused) {
+		// Keys and text go to whatever has focus: a password field there
+		// keeps typed text out of the log.
 		for _, c := range a.controls {
 			if c.Focused {
 				ref = c.Ref

@@ -137,6 +137,16 @@ func TestTabAdapter(t *testing.T) {
 	if tg, _ := tab.Target(ctx, agents.Action{Kind: agents.ActPress, Key: "Enter"}); tg.Name != "Delivery note" {
 		t.Fatalf("Enter's target %+v", tg)
 	}
+	// Focused on the card field, type_focused's text is sensitive.
+	if _, err := tab.Act(ctx, agents.Action{Kind: agents.ActClick, Ref: card}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Diff(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tg, _ := tab.Target(ctx, agents.Action{Kind: agents.ActTypeFocused, Text: "4111"}); !tg.Sensitive {
+		t.Fatalf("type_focused into the card field: %+v", tg)
+	}
 	o, err = tab.Act(ctx, agents.Action{Kind: agents.ActScroll, Direction: "up"})
 	if err != nil || o.Effect || !strings.Contains(o.Summary, "no visible effect") {
 		t.Fatalf("scrolling up at the top: %v %+v", err, o)
