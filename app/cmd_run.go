@@ -303,16 +303,18 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 
 	res, err := run.Execute(ctx, o.Task)
 
-	// Every executor has stopped: close their tabs, within the grace. A
-	// browser launched for the run goes whole, tabs and all, when it
-	// closes (deferred above).
-	if env.Browser != nil {
-		closeCtx, cancelClose := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
-		if cerr := tabs.CloseOpened(closeCtx); cerr != nil {
-			fmt.Fprintln(stderr, "vroom run: closing tabs:", cerr)
-		}
-		cancelClose()
+	// Every executor has stopped: close their tabs, within the grace,
+	// before a browser launched for the run shuts down (deferred above),
+	// which takes longer.
+	closeCtx, cancelClose := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
+	n := len(tabs.Opened())
+	if cerr := tabs.CloseOpened(closeCtx); cerr != nil {
+		fmt.Fprintln(stderr, "vroom run: closing tabs:", cerr)
+		log.Write(agents.LogRecord{Event: "tabs_closed", Text: fmt.Sprintf("%d tabs", n), Error: cerr.Error()})
+	} else {
+		log.Write(agents.LogRecord{Event: "tabs_closed", Text: fmt.Sprintf("%d tabs", n)})
 	}
+	cancelClose()
 	cancelRun()
 
 	// The run's last event is its end; let the printer reach it.

@@ -217,7 +217,9 @@ func TestRunCommandCancel(t *testing.T) {
 }
 
 // TestRunCommandSIGINT: the real vroom run process, with its own
-// Chromium, stops on SIGINT within 2 s and exits 1; its browser is gone.
+// Chromium, stops every agent and closes their tabs within 2 s of SIGINT,
+// then shuts its browser down and exits 1. The browser's shutdown (about
+// 0.7 s idle, seconds on a loaded machine) is bounded more loosely.
 func TestRunCommandSIGINT(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
@@ -260,10 +262,8 @@ func TestRunCommandSIGINT(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 			t.Fatalf("exit %v\n%s", err, errb.String())
 		}
-		if took > 2*time.Second {
-			logs, _ := filepath.Glob(filepath.Join(dir, "runs", "*.jsonl"))
-			b, _ := os.ReadFile(logs[0])
-			t.Fatalf("took %v to exit after SIGINT (sent %v)\n%s\n%s", took, sent, b, errb.String())
+		if took > 10*time.Second {
+			t.Fatalf("took %v to exit after SIGINT", took)
 		}
 		t.Logf("exited %v after SIGINT (sent %v)", took, sent)
 		if testing.Verbose() {
@@ -286,9 +286,28 @@ func TestRunCommandSIGINT(t *testing.T) {
 	if strings.Contains(string(b), "sk-test-sigint") {
 		t.Fatal("the API key reached the run log")
 	}
-	if !strings.Contains(string(b), `"event":"killed"`) {
-		t.Fatalf("run log lacks the kill:\n%s", b)
+	recs, err := agents.ReadRunLog(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
 	}
+	var killed, closed time.Time
+	for _, r := range recs {
+		switch r.Event {
+		case "killed":
+			killed = r.Time
+		case "tabs_closed":
+			if r.Error == "" && r.Text != "0 tabs" {
+				closed = r.Time
+			}
+		}
+	}
+	if killed.IsZero() || closed.IsZero() {
+		t.Fatalf("run log lacks the kill or the closing of tabs:\n%s", b)
+	}
+	if d := closed.Sub(sent); d > 2*time.Second {
+		t.Fatalf("agents stopped and tabs closed %v after SIGINT", d)
+	}
+	t.Logf("agents stopped %v and tabs closed %v after SIGINT", killed.Sub(sent), closed.Sub(sent))
 }
 
 // TestRunCommandTypedCorrection: a line typed while vroom run goes on
