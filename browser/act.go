@@ -310,6 +310,8 @@ type prep struct {
 	Type     string  `json:"type"`
 	Editable bool    `json:"editable"`
 	Role     string  `json:"role"`
+	// FP is the page's state just before the input, after any scrolling.
+	FP *fingerprint `json:"fp"`
 }
 
 func prepError(ref string, p prep) error {
@@ -394,9 +396,19 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 	loadCh, stopLoad := t.target().Subscribe("Page.loadEventFired")
 	defer stopLoad()
 
+	// Pointer actions take their baseline in the same call that checks and
+	// scrolls the target; the rest take it here.
 	var before fingerprint
-	if err := t.call(ctx, w, "fingerprint", &before, a.Ref); err != nil {
-		return nil, err
+	pointerKinds := a.Kind == ActClick || a.Kind == ActHover || a.Kind == ActType || a.Kind == ActClear
+	if !pointerKinds {
+		if err := t.call(ctx, w, "fingerprint", &before, a.Ref); err != nil {
+			return nil, err
+		}
+	}
+	setBefore := func(p prep) {
+		if pointerKinds && p.FP != nil {
+			before = *p.FP
+		}
 	}
 	var shotBefore []byte
 	if a.Kind == ActClickAt {
@@ -405,22 +417,26 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 
 	switch a.Kind {
 	case ActClick:
-		_, x, y, err := t.pointer(ctx, w, off, a.Ref)
+		p, x, y, err := t.pointer(ctx, w, off, a.Ref)
 		if err != nil {
 			return nil, err
 		}
+		setBefore(p)
 		if err := t.clickPoint(ctx, x, y); err != nil {
 			return nil, err
 		}
 	case ActHover:
-		if _, _, _, err := t.pointer(ctx, w, off, a.Ref); err != nil {
+		p, _, _, err := t.pointer(ctx, w, off, a.Ref)
+		if err != nil {
 			return nil, err
 		}
+		setBefore(p)
 	case ActType, ActClear:
 		p, x, y, err := t.pointer(ctx, w, off, a.Ref)
 		if err != nil {
 			return nil, err
 		}
+		setBefore(p)
 		if !p.Editable {
 			return nil, &ActionError{Ref: a.Ref, Reason: "not a text field (" + strings.ToLower(p.Tag) + ")"}
 		}
@@ -565,8 +581,9 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 	sctx, scancel := context.WithTimeout(ctx, settleMax+time.Second)
 	defer scancel()
 	var st struct {
-		Settled bool  `json:"settled"`
-		Cond    *bool `json:"cond"`
+		Settled bool         `json:"settled"`
+		Cond    *bool        `json:"cond"`
+		FP      *fingerprint `json:"fp"`
 	}
 	quiet := 20
 	if a.Kind == ActNavigate || a.Kind == ActBack || a.Kind == ActForward || a.Kind == ActReload {
@@ -576,7 +593,7 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 		t.waiting()
 	}
 	if !navigated {
-		err := t.call(sctx, w, "settle", &st, quiet, settleMax.Milliseconds(), a.Until)
+		err := t.call(sctx, w, "settle", &st, quiet, settleMax.Milliseconds(), a.Until, a.Ref)
 		if err != nil {
 			if ctx.Err() != nil || context.Cause(t.dead) != nil {
 				return nil, err
@@ -615,13 +632,15 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 		st.Settled = true
 		if a.Until != nil {
 			st.Cond = nil
-			if err := t.call(sctx, w, "settle", &st, quiet, settleMax.Milliseconds(), a.Until); err != nil {
+			if err := t.call(sctx, w, "settle", &st, quiet, settleMax.Milliseconds(), a.Until, ""); err != nil {
 				return nil, err
 			}
 		}
 	}
 	var after fingerprint
-	if err := t.call(ctx, w, "fingerprint", &after, refIfSame(a, navigated)); err != nil {
+	if st.FP != nil && !navigated {
+		after = *st.FP
+	} else if err := t.call(ctx, w, "fingerprint", &after, refIfSame(a, navigated)); err != nil {
 		return nil, err
 	}
 	r.URL = after.URL

@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestObserveCommand(t *testing.T) {
 	t.Parallel()
-	ctx := tctx(t)
+	ctx := tctxFor(t, 90*time.Second)
 	var out, errOut bytes.Buffer
 	if code := ObserveCommand(ctx, nil, &out, &errOut); code != 2 {
 		t.Errorf("no URL: exit %d", code)

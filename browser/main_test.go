@@ -105,7 +105,13 @@ func openTab(t *testing.T, path string) *Tab {
 }
 
 func tctx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	return tctxFor(t, 20*time.Second)
+}
+
+// tctxFor is tctx with room for tests that start browsers of their own,
+// which is slow on a loaded two-core machine.
+func tctxFor(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -317,8 +317,19 @@ func (o *Observation) Compact() string {
 		fmt.Fprintf(&sb, "; %d frames not observed", o.Unobserved)
 	}
 	sb.WriteByte('\n')
+	outside := false
 	for i := range o.Controls {
-		writeControl(&sb, &o.Controls[i])
+		c := o.Controls[i]
+		// Controls outside the viewport come last, under one header,
+		// instead of a flag on every line.
+		if !c.InView && !c.InDialog {
+			if !outside {
+				sb.WriteString("outside the viewport:\n")
+				outside = true
+			}
+			c.InView = true
+		}
+		writeControl(&sb, &c)
 		sb.WriteByte('\n')
 	}
 	if o.Text != "" {

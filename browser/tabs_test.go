@@ -259,7 +259,7 @@ func TestCloseMidAction(t *testing.T) {
 
 func TestBrowserDeathAndRelaunch(t *testing.T) {
 	t.Parallel()
-	ctx := tctx(t)
+	ctx := tctxFor(t, 90*time.Second)
 	b, err := Launch(ctx, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -319,7 +319,7 @@ func TestBrowserDeathAndRelaunch(t *testing.T) {
 // as a browser farm would offer it.
 func TestRemote(t *testing.T) {
 	t.Parallel()
-	ctx := tctx(t)
+	ctx := tctxFor(t, 90*time.Second)
 	path, _ := FindChrome()
 	cmd := exec.CommandContext(ctx, path, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
 		"--user-data-dir="+t.TempDir(), "--no-first-run", "--disable-background-networking", "--disable-component-update", "about:blank")

@@ -498,7 +498,9 @@
     const x = (left + right) / 2, y = (top + bottom) / 2;
     const hit = hitOK(el, x, y);
     if (!hit.ok) return { err: 'covered', hit: hit.hit, x, y };
-    return { x, y, tag, type: el.type || '', editable: isEditable(el), role: roleOf(el, tag) };
+    // The baseline for the verdict is taken after our own scrolling, so
+    // scrolling a target into view never counts as an effect.
+    return { x, y, tag, type: el.type || '', editable: isEditable(el), role: roleOf(el, tag), fp: fingerprint(ref) };
   }
 
   function isEditable(el) {
@@ -531,9 +533,10 @@
   // settle resolves once the DOM has been quiet for quietMs after the
   // action, or at maxMs; the host enforces its own deadline on top, since a
   // hung renderer runs no timers at all.
-  function settle(quietMs, maxMs, cond) {
+  function settle(quietMs, maxMs, cond, ref) {
     const start = performance.now();
-    return new Promise((res) => {
+    return new Promise((res0) => {
+      const res = (v) => { v.fp = fingerprint(ref); res0(v); };
       const tick = () => {
         const now = performance.now();
         if (cond && check(cond)) return res({ settled: true, cond: true });
