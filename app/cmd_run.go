@@ -342,7 +342,28 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 // channel closes.
 func printEvents(events <-chan agents.Event, w io.Writer, asJSON bool) {
 	enc := json.NewEncoder(w)
+	procs := map[int]string{} // pid → its last printed state and tab
+	var usage agents.Usage
 	for e := range events {
+		switch d := e.Data.(type) {
+		case agents.Usage:
+			// The meter ticks at every model call: a terminal gets the
+			// total at the end.
+			usage = d
+			if !asJSON {
+				continue
+			}
+		case agents.ProcInfo:
+			k := string(d.State) + " " + d.Tab
+			if !asJSON && procs[d.PID] == k {
+				continue // only its meters changed
+			}
+			procs[d.PID] = k
+		case agents.RunInfo:
+			if !asJSON && d.State != "started" {
+				fmt.Fprintf(w, "%s %s\n", e.At.Format("15:04:05.000"), agents.FormatEvent(agents.Event{Kind: agents.EventUsage, Data: usage}))
+			}
+		}
 		if asJSON {
 			enc.Encode(e)
 		} else {

@@ -58,35 +58,31 @@ func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 	need := n - len(p.pool) - p.pending
 	p.pending += max(need, 0)
 	p.mu.Unlock()
-	var wg sync.WaitGroup
-	errs := make([]error, max(need, 0))
+	// One after another: the first is ready soonest, and the executors
+	// already at work are not starved.
+	var errs []error
 	for i := 0; i < need; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t, err := p.b.Open(ctx, "")
-			p.mu.Lock()
-			p.pending--
-			late := p.closed
-			if err == nil && !late {
-				p.opened = append(p.opened, t)
-				p.pool = append(p.pool, t)
-			}
-			if p.added != nil {
-				close(p.added)
-				p.added = nil
-			}
-			p.mu.Unlock()
-			if err != nil {
-				errs[i] = fmt.Errorf("prewarm: %w", err)
-				return
-			}
-			if late {
-				t.Close(context.WithoutCancel(ctx))
-			}
-		}()
+		t, err := p.b.Open(ctx, "")
+		p.mu.Lock()
+		p.pending--
+		late := p.closed
+		if err == nil && !late {
+			p.opened = append(p.opened, t)
+			p.pool = append(p.pool, t)
+		}
+		if p.added != nil {
+			close(p.added)
+			p.added = nil
+		}
+		p.mu.Unlock()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("prewarm: %w", err))
+			continue
+		}
+		if late {
+			t.Close(context.WithoutCancel(ctx))
+		}
 	}
-	wg.Wait()
 	return errors.Join(errs...)
 }
 
