@@ -93,17 +93,26 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // BenchmarkTurns has four speakers take turns as the floor makes them:
 // each says its message the moment the previous one is done. One op is
-// one 1-second message; -benchtime=120x is two minutes of speech. It
+// one 1-second message; -benchtime=120x is two minutes of speech, with
+// the default 10 ms playback buffer and with 50 ms. It
 // reports the device periods that found no audio while a message was
 // streaming (underruns/op: ours), silences of a millisecond or more inside
 // a message at the speaker (dropouts/op: the sound server ran dry, which
 // on this shared machine means CPU starvation), and handoffs with any
 // silence of a millisecond or more between messages.
 func BenchmarkTurns(b *testing.B) {
+	for _, buf := range []time.Duration{10 * time.Millisecond, 50 * time.Millisecond} {
+		b.Run(fmt.Sprintf("buffer=%v", buf), func(b *testing.B) { benchTurns(b, buf) })
+	}
+}
+
+func benchTurns(b *testing.B, buffer time.Duration) {
 	needPulse(b)
 	srv := newSpeechServer(b)
 	rec := record(b, speakerSink+".monitor")
-	v := newVoice(b, testConfig(srv.url()))
+	cfg := testConfig(srv.url())
+	cfg.PlaybackBuffer = buffer
+	v := newVoice(b, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	speakers := []string{"agent-1", "agent-2", "agent-3", "agent-4"}

@@ -115,7 +115,8 @@ func (a *audio) open(s deviceSpec) (*device, error) {
 	// for capture that is how long a stalled process may fall behind
 	// before the server drops audio, so capture keeps a second of slack
 	// (a loaded two-core machine stalled it past 200 ms). Latency is
-	// unaffected: it is set by the period, delivered one at a time.
+	// unaffected: it is set by the period, delivered one at a time. For
+	// playback the server's target buffer is one period.
 	cfg.Periods = 2
 	if s.kind == malgo.Capture {
 		cfg.Periods = uint32(max(time.Second/s.period, 2))
