@@ -239,7 +239,10 @@ func (b *Browser) start(ctx context.Context) error {
 		return fmt.Errorf("launch: %w", err)
 	}
 	bctx, bcancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(b.opts.Logf), chromedp.WithErrorf(b.opts.Logf))
-	startCtx, cancelStart := context.WithTimeout(ctx, 30*time.Second)
+	startCtx, cancelStart := ctx, context.CancelFunc(func() {})
+	if _, ok := ctx.Deadline(); !ok {
+		startCtx, cancelStart = context.WithTimeout(ctx, 60*time.Second)
+	}
 	defer cancelStart()
 	// The first Do starts the process and opens its first tab; the tab is
 	// adopted like any other.

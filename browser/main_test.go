@@ -120,7 +120,7 @@ func tctxFor(t *testing.T, d time.Duration) context.Context {
 func eval[T any](t *testing.T, tab *Tab, expr string) T {
 	t.Helper()
 	var v T
-	res, err := cdp.Call(tctx(t), tab.target(), runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: new(true)})
+	res, err := cdp.Call(tctx(t), tab.target(), runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: new(true), AwaitPromise: new(true)})
 	if err != nil {
 		t.Fatalf("eval %s: %v", expr, err)
 	}

@@ -141,6 +141,11 @@ func (t *Tab) attach(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	// Every tab behaves as the focused one: agents work in many at once,
+	// and a page that thinks it lost focus may close menus or pause.
+	if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		return err
+	}
 	if ch, err := chromedp.Detached(t.ctx); err == nil {
 		go func() {
 			select {
