@@ -104,7 +104,7 @@ func TestDesktopWindow(t *testing.T) {
 
 	var logs bytes.Buffer
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "VROOM_CONFIG_DIR="+t.TempDir(), "OPENAI_API_KEY=", "NO_AT_BRIDGE=1")
+	cmd.Env = append(os.Environ(), "VROOM_CONFIG_DIR="+t.TempDir(), "VROOM_DATA_DIR="+t.TempDir(), "OPENAI_API_KEY=", "NO_AT_BRIDGE=1")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // its own session: we can find every child
 	if err := cmd.Start(); err != nil {

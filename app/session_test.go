@@ -537,3 +537,53 @@ func TestOmniboxURL(t *testing.T) {
 		}
 	}
 }
+
+// A tab dropped on an agent's tile: the agent stops and its sub-task goes
+// on in that tab, with the tab's session; no new tab is opened for it.
+func TestSessionHandTab(t *testing.T) {
+	t.Parallel()
+	d := newDesk(t)
+	s := newSite(t)
+	mine, err := d.NewTab(s.URL + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeLater(t, mine.ID)
+	d.srv.Script("planner", plannerScript(map[string]any{"task": "read the account", "url": s.URL + "/quote.html"}))
+	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		if strings.Contains(r.Text(), "/account.html") {
+			return done("read the account in the person's tab", true)
+		}
+		return modeltest.Slow(50*time.Millisecond, call("read_page"))
+	}})
+	if _, err := d.Submit("read my account", nil); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := d.ui.wait(t, 30*time.Second, EventRoom, 0, func(x any) bool {
+		p, ok := x.(agents.Event).Data.(agents.ProcInfo)
+		return ok && p.State == agents.ProcRunning && p.Tab != ""
+	})
+	first := x.(agents.Event).Data.(agents.ProcInfo)
+	if _, err := d.HandTab(first.PID, "no-such-tab"); err == nil {
+		t.Fatal("an unknown tab was handed over")
+	}
+	p, err := d.HandTab(first.PID, mine.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Tab != mine.ID || p.Task != first.Task || p.PID == first.PID {
+		t.Fatalf("handed to %+v, from %+v", p, first)
+	}
+	x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	v := x.(RunView)
+	var got []string
+	for _, q := range v.Procs {
+		got = append(got, fmt.Sprintf("%d %s %s", q.PID, q.State, q.Tab))
+	}
+	if len(v.Procs) != 2 || v.Procs[0].State != agents.ProcKilled || v.Procs[1].State != agents.ProcDone || v.Procs[1].Tab != mine.ID {
+		t.Fatalf("run %s: %v", v.State, got)
+	}
+	if opened := d.currentRun().tabs.Opened(); len(opened) != 1 || opened[0] != first.Tab {
+		t.Fatalf("the run opened %v, want only %s", opened, first.Tab)
+	}
+}

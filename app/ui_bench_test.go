@@ -1,0 +1,118 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkLiveTiles measures what a grid of live tiles costs through the
+// loopback frame stream, as the UI reads it: frames per second per tile,
+// the delay from Chromium capturing a frame to the reader having all its
+// bytes (p50, p95), and this process's CPU per second of streaming. Tiles
+// are 640x400 JPEG q50, as the grid asks for; the page animates every frame.
+func BenchmarkLiveTiles(b *testing.B) {
+	needBrowser(b)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, animatedPage)
+	}))
+	defer site.Close()
+	live, err := newLiveServer(testBrowser.Tab)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer live.Close()
+	for _, n := range []int{1, 4} {
+		b.Run(fmt.Sprintf("tiles=%d", n), func(b *testing.B) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var ids []string
+			for range n {
+				tab, err := testBrowser.Open(ctx, site.URL)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer tab.Close(context.Background())
+				ids = append(ids, tab.ID())
+			}
+			var mu sync.Mutex
+			var delays []time.Duration
+			frames := 0
+			// Each iteration is one frame received, on any tile.
+			got := make(chan struct{}, 1024)
+			var wg sync.WaitGroup
+			for _, id := range ids {
+				req, _ := http.NewRequestWithContext(ctx, "GET", live.URL()+"/live/"+id+"?w=640&h=400&q=50&token="+live.token, nil)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer resp.Body.Close()
+					r := bufio.NewReader(resp.Body)
+					for {
+						h, _, err := readFrame(r)
+						if err != nil {
+							return
+						}
+						d := time.Since(time.UnixMilli(h.At))
+						mu.Lock()
+						delays = append(delays, d)
+						frames++
+						mu.Unlock()
+						select {
+						case got <- struct{}{}:
+						default:
+						}
+					}
+				}()
+			}
+			// Warm up: the first frames of each tile are the load.
+			for range 4 * n {
+				<-got
+			}
+			mu.Lock()
+			delays, frames = delays[:0], 0
+			mu.Unlock()
+			cpu0 := cpuTime()
+			start := time.Now()
+			b.ResetTimer()
+			for range b.N {
+				<-got
+			}
+			b.StopTimer()
+			took := time.Since(start)
+			cpu := cpuTime() - cpu0
+			cancel()
+			wg.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			slices.Sort(delays)
+			if len(delays) == 0 {
+				b.Fatal("no frames")
+			}
+			b.ReportMetric(float64(frames)/took.Seconds()/float64(n), "fps/tile")
+			b.ReportMetric(float64(delays[len(delays)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(delays[len(delays)*95/100].Microseconds())/1000, "p95-ms")
+			b.ReportMetric(cpu.Seconds()/took.Seconds()*100, "app-cpu-%")
+		})
+	}
+}
+
+// cpuTime is this process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

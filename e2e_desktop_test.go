@@ -1,0 +1,482 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"bytes"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	openai "github.com/sashabaranov/go-openai"
+
+	"vroom/agents"
+	"vroom/app"
+	"vroom/internal/modeltest"
+)
+
+// The desktop end to end: the UI in headless Chromium against `wails dev`,
+// the app's own headless Chromium behind it, fixture sites with their own
+// state and the scripted model as the only stand-in.
+
+// deskSite is a fixture site: an animated quote desk (so live views have
+// frames to show) and a shop whose "Place order" needs a confirmation.
+type deskSite struct {
+	*httptest.Server
+	mu     sync.Mutex
+	quotes int
+	orders int
+}
+
+const animatedDesk = `<!doctype html><title>%s desk</title>
+<style>body{font:16px sans-serif;margin:20px}#spin{width:120px;height:120px}</style>
+<h1>%s quote desk</h1>
+<div id=spin></div>
+<button id=get>Get quote</button>
+<p id=out></p>
+<script>
+let n=0;(function f(){n++;spin.style.background='hsl('+(n*5%%360)+',80%%,50%%)';spin.textContent=n;requestAnimationFrame(f)})();
+get.onclick=async()=>{const r=await fetch('/api/quote',{method:'POST'});const j=await r.json();out.textContent='Your quote is '+j.quote+'.'};
+</script>`
+
+func newDeskSite(t *testing.T) *deskSite {
+	s := &deskSite{}
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir("app/testdata")))
+	mux.HandleFunc("GET /desk/{name}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, animatedDesk, r.PathValue("name"), r.PathValue("name"))
+	})
+	mux.HandleFunc("POST /api/quote", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.quotes++
+		q := 100 + s.quotes
+		s.mu.Unlock()
+		json.NewEncoder(w).Encode(map[string]int{"quote": q})
+	})
+	mux.HandleFunc("POST /api/order", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		s.mu.Lock()
+		s.orders++
+		s.mu.Unlock()
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *deskSite) count() (quotes, orders int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.quotes, s.orders
+}
+
+// startDesk writes settings pointing at the scripted model and starts
+// `wails dev`; it returns the UI's URL and the data directory (run logs).
+func startDesk(t *testing.T, srv *modeltest.Server) (string, string) {
+	t.Helper()
+	configDir, dataDir := t.TempDir(), t.TempDir()
+	st := app.DefaultSettings()
+	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
+	if err := (app.SettingsStore{Path: filepath.Join(configDir, "settings.json")}).Save(st); err != nil {
+		t.Fatal(err)
+	}
+	return startWailsDev(t, configDir, "VROOM_DATA_DIR="+dataDir), dataDir
+}
+
+// headless opens the UI in a headless Chromium.
+func headless(t *testing.T, url string) context.Context {
+	t.Helper()
+	allocCtx, cancel := chromedp.NewExecAllocator(t.Context(),
+		chromedp.ExecPath(chromiumPath(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 800))
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 4*time.Minute)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`input[name=omnibox]`))); err != nil {
+		t.Fatalf("open the UI: %v", err)
+	}
+	return ctx
+}
+
+// eval evaluates a JavaScript expression in the UI.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitJS polls a JavaScript condition in the UI.
+func waitJS(t *testing.T, ctx context.Context, what, expr string, d time.Duration) {
+	t.Helper()
+	pctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	if _, err := chromedp.Run(pctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+func toolResults(r *modeltest.Request) int {
+	n := 0
+	for _, m := range r.Chat.Messages {
+		if m.Role == openai.ChatMessageRoleTool {
+			n++
+		}
+	}
+	return n
+}
+
+func lastText(r *modeltest.Request) string {
+	m, _ := r.LastMessage()
+	return modeltest.MessageText(m)
+}
+
+var controlRE = regexp.MustCompile(`(?m)^[~+ ]*(e\d+) (\S+) "([^"]*)"`)
+
+func ref(text, role, name string) string {
+	found := ""
+	for _, m := range controlRE.FindAllStringSubmatch(text, -1) {
+		if m[2] == role && strings.Contains(m[3], name) {
+			found = m[1]
+		}
+	}
+	return found
+}
+
+// plannerSpawns spawns one executor per argument list, waits for all and
+// finishes.
+func plannerSpawns(spawns ...map[string]any) modeltest.Step {
+	return modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		n := toolResults(r)
+		if n < len(spawns) {
+			return modeltest.Call("spawn", spawns[n])
+		}
+		if strings.Contains(lastText(r), `"running":[]`) {
+			return modeltest.Call("done", map[string]any{"summary": "all finished", "success": !strings.Contains(r.Text(), `"success":false`)})
+		}
+		return modeltest.Call("wait", map[string]any{"mode": "all"})
+	}}
+}
+
+// Must-show 1: a task typed in the omnibox becomes a run; a tile per
+// executor appears with a live view whose frame counter rises; the run
+// finishes; the history lists it.
+func TestDesktopRunEndToEnd(t *testing.T) {
+	requireDisplay(t)
+	site := newDeskSite(t)
+	srv := modeltest.New(t)
+	names := []string{"North", "East"}
+	var spawns []map[string]any
+	for _, n := range names {
+		spawns = append(spawns, map[string]any{"task": "get a quote from " + n, "url": site.URL + "/desk/" + n})
+	}
+	srv.Script("planner", plannerSpawns(spawns...))
+	// Executors get the quote, then keep reading until the test has seen
+	// their frames rise, then finish.
+	release := make(chan struct{})
+	quoteRE := regexp.MustCompile(`Your quote is (\d+)`)
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		if toolResults(r) == 0 {
+			return modeltest.Call("click", map[string]any{"ref": ref(r.Text(), "button", "Get quote")})
+		}
+		select {
+		case <-release:
+			if m := quoteRE.FindStringSubmatch(r.Text()); m != nil {
+				return modeltest.Call("done", map[string]any{"summary": "quote " + m[1], "success": true})
+			}
+		default:
+		}
+		return modeltest.Slow(300*time.Millisecond, modeltest.Call("read_page", map[string]any{}))
+	}})
+	url, dataDir := startDesk(t, srv)
+	ctx := headless(t, url)
+
+	const task = "get quotes from the North and East desks"
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`input[name=omnibox]`), task),
+		chromedp.WaitVisible(chromedp.CSS(`.hint[data-kind=task]`)),
+		chromedp.KeyEvent("\r"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "two agent tiles", `document.querySelectorAll('article.tile').length === 2`, 60*time.Second)
+	// Every tile's frame counter rises: read it twice.
+	const frames = `[...document.querySelectorAll('article.tile canvas')].map(c => +c.dataset.frames)`
+	waitJS(t, ctx, "frames in both tiles", `(f => f.length === 2 && f.every(n => n >= 3))(`+frames+`)`, 30*time.Second)
+	first := eval[[]int](t, ctx, frames)
+	waitJS(t, ctx, "frame counters rising", fmt.Sprintf(`%s.every((n, i) => n > %s[i] + 5)`, frames, mustJSON(first)), 30*time.Second)
+	second := eval[[]int](t, ctx, frames)
+	t.Logf("frames per tile: %v then %v", first, second)
+	close(release)
+
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, r := range srv.Requests("executor") {
+				t.Logf("executor request ends: %s", tailOf(lastText(r), 300))
+			}
+			t.Logf("UI: %s", eval[string](t, ctx, `document.querySelector('main').innerText + ' | ' + document.querySelector('footer').innerText`))
+		}
+	})
+	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 60*time.Second)
+	if q, _ := site.count(); q != 2 {
+		t.Fatalf("the site served %d quotes, want 2", q)
+	}
+	summaries := eval[string](t, ctx, `[...document.querySelectorAll('article.tile .summary')].map(e => e.textContent).join('|')`)
+	if !strings.Contains(summaries, "quote 10") {
+		t.Fatalf("tile summaries %q", summaries)
+	}
+	// History is one keystroke away.
+	if err := chromedp.Do(ctx,
+		chromedp.Focus(chromedp.CSS(`input[name=omnibox]`)),
+		chromedp.KeyEvent(kb.ArrowDown),
+		chromedp.WaitVisible(chromedp.CSS(`.history .past`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the run in the history", fmt.Sprintf(`(r => r.includes(%q) && r.includes('done'))(document.querySelector('.history .past').textContent)`, task), 10*time.Second)
+	logs, _ := filepath.Glob(filepath.Join(dataDir, "runs", "*.jsonl"))
+	if len(logs) != 1 {
+		t.Fatalf("run logs %v", logs)
+	}
+}
+
+func tailOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// center returns the middle of the first element matching css.
+func center(t *testing.T, ctx context.Context, css string) (float64, float64) {
+	t.Helper()
+	p := eval[[]float64](t, ctx, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2] })()`, css))
+	return p[0], p[1]
+}
+
+// drag drags the element from onto the element to with the mouse, as a
+// person does: Chromium starts a real HTML drag (the page's dragstart sets
+// its data), which is intercepted and dropped through the input pipeline,
+// so dragenter, dragover and drop reach the page as trusted events.
+func drag(t *testing.T, ctx context.Context, from, to string) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, input.SetInterceptDrags, input.SetInterceptDragsParams{Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	intercepted := chromedp.Events(ictx, input.DragIntercepted)
+	fx, fy := center(t, ctx, from)
+	tx, ty := center(t, ctx, to)
+	mouse := func(typ input.DispatchMouseEventType, x, y float64) {
+		t.Helper()
+		p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1}
+		if _, err := chromedp.Call(ctx, input.DispatchMouseEvent, p); err != nil {
+			t.Fatalf("mouse %s: %v", typ, err)
+		}
+	}
+	mouse(input.DispatchMouseEventTypeMousePressed, fx, fy)
+	for i := 1; i <= 5; i++ {
+		mouse(input.DispatchMouseEventTypeMouseMoved, fx+(tx-fx)*float64(i)/5, fy+(ty-fy)*float64(i)/5)
+	}
+	var data *input.DragData
+	for ev, err := range intercepted {
+		if err != nil {
+			t.Fatalf("no drag started from %s: %v", from, err)
+		}
+		data = ev.Data
+		break
+	}
+	for _, typ := range []input.DispatchDragEventType{input.DispatchDragEventTypeDragEnter, input.DispatchDragEventTypeDragOver, input.DispatchDragEventTypeDrop} {
+		if _, err := chromedp.Call(ctx, input.DispatchDragEvent, input.DispatchDragEventParams{Type: typ, X: tx, Y: ty, Data: data}); err != nil {
+			t.Fatalf("drag %s: %v", typ, err)
+		}
+	}
+	mouse(input.DispatchMouseEventTypeMouseReleased, tx, ty)
+}
+
+// runLog reads the only run log in dataDir/runs.
+func runLogs(t *testing.T, dataDir string) []agents.LogRecord {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(dataDir, "runs", "*.jsonl"))
+	var out []agents.LogRecord
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := agents.ReadRunLog(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, recs...)
+	}
+	return out
+}
+
+// Must-show 2: a sidebar tab dragged onto the omnibox becomes a chip and
+// the run's executor works in that tab; another tab dragged onto the
+// agent's tile hands the agent's sub-task to it. No new tab is opened.
+func TestDesktopDragTabs(t *testing.T) {
+	requireDisplay(t)
+	site := newDeskSite(t)
+	srv := modeltest.New(t)
+	var mu sync.Mutex
+	var first string
+	srv.Script("planner", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		mu.Lock()
+		id := first
+		mu.Unlock()
+		if toolResults(r) == 0 {
+			if !strings.Contains(r.Text(), id) {
+				return modeltest.Call("done", map[string]any{"summary": "the attached tab was not in my prompt", "success": false})
+			}
+			return modeltest.Call("spawn", map[string]any{"task": "get a quote here", "tab": id})
+		}
+		if strings.Contains(lastText(r), `"running":[]`) {
+			return modeltest.Call("done", map[string]any{"summary": "all finished", "success": true})
+		}
+		return modeltest.Call("wait", map[string]any{"mode": "all"})
+	}})
+	// The executor reads until it is in the West desk's tab, then finishes.
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		if strings.Contains(r.Text(), "West quote desk") {
+			return modeltest.Call("done", map[string]any{"summary": "worked in the West tab", "success": true})
+		}
+		return modeltest.Slow(100*time.Millisecond, modeltest.Call("read_page", map[string]any{}))
+	}})
+	url, dataDir := startDesk(t, srv)
+	ctx := headless(t, url)
+
+	// Two tabs of the person's: East in the browser's first tab, West in a new one.
+	open := func(name string) string {
+		t.Helper()
+		if err := chromedp.Do(ctx,
+			chromedp.SendKeys(chromedp.CSS(`input[name=omnibox]`), site.URL+"/desk/"+name),
+			chromedp.KeyEvent("\r"),
+		); err != nil {
+			t.Fatal(err)
+		}
+		sel := fmt.Sprintf(`li.tab.active[title$="/desk/%s"]`, name)
+		waitJS(t, ctx, name+" in the sidebar", fmt.Sprintf(`!!document.querySelector(%q)`, sel), 30*time.Second)
+		return eval[string](t, ctx, fmt.Sprintf(`document.querySelector(%q).dataset.tab`, sel))
+	}
+	waitJS(t, ctx, "the browser's first tab", `document.querySelectorAll('li.tab').length >= 1`, 60*time.Second)
+	east := open("East")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button.new`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "a second tab", `document.querySelectorAll('li.tab').length === 2`, 30*time.Second)
+	west := open("West")
+	mu.Lock()
+	first = east
+	mu.Unlock()
+
+	drag(t, ctx, fmt.Sprintf(`li.tab[data-tab=%q]`, east), `form.omnibox`)
+	waitJS(t, ctx, "a chip for the East tab", fmt.Sprintf(`!!document.querySelector('.chip[data-tab=%q]')`, east), 10*time.Second)
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`input[name=omnibox]`), "get a quote in this tab"),
+		chromedp.KeyEvent("\r"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the agent's tile on the East tab", fmt.Sprintf(`!!document.querySelector('article.tile[data-state=running] canvas[data-tab=%q]')`, east), 60*time.Second)
+	drag(t, ctx, fmt.Sprintf(`li.tab[data-tab=%q]`, west), `article.tile`)
+	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 60*time.Second)
+
+	if n := eval[int](t, ctx, `document.querySelectorAll('li.tab').length`); n != 2 {
+		t.Fatalf("%d tabs after the run, want the person's 2: a new tab was opened", n)
+	}
+	spawned := map[string]string{}
+	for _, r := range runLogs(t, dataDir) {
+		if r.Event == "spawn" {
+			spawned[r.Tab] = r.Agent
+		}
+	}
+	if len(spawned) != 2 || spawned[east] == "" || spawned[west] == "" {
+		t.Fatalf("executors spawned in tabs %v, want East %s and West %s", spawned, east, west)
+	}
+	summary := eval[string](t, ctx, `[...document.querySelectorAll('article.tile')].map(e => e.dataset.state + ':' + e.textContent).join('|')`)
+	if !strings.Contains(summary, "worked in the West tab") {
+		t.Fatalf("tiles: %s", summary)
+	}
+}
+
+// Must-show 3: "Place order" shows a confirmation card with the action, the
+// page and the agent; deny leaves the site without an order, allow once
+// lets it through.
+func TestDesktopConfirmationCard(t *testing.T) {
+	requireDisplay(t)
+	site := newDeskSite(t)
+	srv := modeltest.New(t)
+	srv.Script("planner", plannerSpawns(map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"}))
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		switch {
+		case toolResults(r) == 0:
+			return modeltest.Call("click", map[string]any{"ref": ref(r.Text(), "button", "Place order")})
+		case strings.HasPrefix(lastText(r), "refused"):
+			return modeltest.Call("done", map[string]any{"summary": "the user refused the order", "success": false})
+		}
+		return modeltest.Call("done", map[string]any{"summary": "order placed", "success": true})
+	}})
+	url, _ := startDesk(t, srv)
+	ctx := headless(t, url)
+
+	for i, tc := range []struct {
+		button, state string
+		orders        int
+	}{{"deny", "failed", 0}, {"once", "done", 1}} {
+		if err := chromedp.Do(ctx,
+			chromedp.SendKeys(chromedp.CSS(`input[name=omnibox]`), "buy the mug"),
+			chromedp.KeyEvent("\r"),
+			chromedp.WaitVisible(chromedp.CSS(`.card[data-kind=confirm]`)),
+		); err != nil {
+			t.Fatalf("%s: %v", tc.button, err)
+		}
+		card := eval[string](t, ctx, `document.querySelector('.card[data-kind=confirm]').textContent`)
+		for _, want := range []string{"exec-", "click e", `button "Place order"`, "/shop.html"} {
+			if !strings.Contains(card, want) {
+				t.Fatalf("the card %q does not show %q", card, want)
+			}
+		}
+		if _, o := site.count(); o != 0 {
+			t.Fatalf("%d orders before the answer", o)
+		}
+		if dir := os.Getenv("VROOM_SCREENSHOT_DIR"); dir != "" && i == 0 {
+			if png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
+				os.WriteFile(filepath.Join(dir, "confirm-card-ui.png"), png, 0o644)
+			}
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.card button.`+tc.button))); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "the run "+tc.state, fmt.Sprintf(`!!document.querySelector('.ended[data-state=%s]') && !document.querySelector('.card')`, tc.state), 60*time.Second)
+		if _, o := site.count(); o != tc.orders {
+			t.Fatalf("after %s the site has %d orders, want %d", tc.button, o, tc.orders)
+		}
+	}
+}
