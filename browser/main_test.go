@@ -82,7 +82,7 @@ func fixtures() http.Handler {
 	})
 	mux.HandleFunc("/slow.html", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<!doctype html><title>Slow</title><button id="hang" onclick="setTimeout(()=>{for(;;){}},50)">Hang</button>`)
+		fmt.Fprint(w, `<!doctype html><title>Slow</title><button id="hang" onclick="setTimeout(()=>{for(;;){}},0)">Hang</button>`)
 	})
 	return mux
 }

@@ -178,8 +178,8 @@ func drawMarks(img *image.RGBA, obs *Observation, scale float64) {
 // ScreencastOptions is what one live-view subscriber wants.
 type ScreencastOptions struct {
 	Quality   int // JPEG quality, default 60
-	MaxWidth  int // default the viewport width
-	MaxHeight int
+	MaxWidth  int // default 640, a grid tile
+	MaxHeight int // default 400
 }
 
 // Frame is one JPEG frame of a tab's live view.
@@ -215,11 +215,14 @@ func (t *Tab) Screencast(ctx context.Context, opts ScreencastOptions) (<-chan Fr
 	if opts.Quality <= 0 || opts.Quality > 100 {
 		opts.Quality = 60
 	}
+	// Default to a grid tile: encoding full-size frames costs about four
+	// times as much (measured here: 3 fps at 1280x800 against 14 at
+	// 640x400 on a busy two-core machine).
 	if opts.MaxWidth <= 0 {
-		opts.MaxWidth = t.b.opts.Width
+		opts.MaxWidth = min(640, t.b.opts.Width)
 	}
 	if opts.MaxHeight <= 0 {
-		opts.MaxHeight = t.b.opts.Height
+		opts.MaxHeight = min(400, t.b.opts.Height)
 	}
 	s := &scSub{ch: make(chan Frame, 1), opts: opts}
 	sc := &t.sc
