@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -321,8 +322,16 @@ func TestRemote(t *testing.T) {
 	t.Parallel()
 	ctx := tctxFor(t, 90*time.Second)
 	path, _ := FindChrome()
+	// Not t.TempDir: Chromium's helpers can still be writing to the profile
+	// for a moment after the group is killed.
+	dir, err := os.MkdirTemp("", "vroom-remote-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
 	cmd := exec.CommandContext(ctx, path, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
-		"--user-data-dir="+t.TempDir(), "--no-first-run", "--disable-background-networking", "--disable-component-update", "about:blank")
+		"--user-data-dir="+dir, "--no-first-run", "--disable-background-networking", "--disable-component-update", "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -330,7 +339,7 @@ func TestRemote(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() }()
 	var ws string
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
@@ -371,5 +380,4 @@ func TestRemote(t *testing.T) {
 	if _, err := Connect(ctx, "http://example.invalid", Options{}); !errors.Is(err, ErrBadArgument) {
 		t.Errorf("non-ws URL: %v", err)
 	}
-	_ = os.Getpid
 }

@@ -23,7 +23,8 @@
     'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'gridcell',
   ]);
   const NO_CONTENT_NAME = new Set(['listbox', 'textbox', 'searchbox', 'combobox', 'dialog', 'alertdialog', 'grid', 'tree', 'menu', 'tablist', 'slider', 'spinbutton']);
-  const NAMING = 'label,button,a,option,select,textarea,summary,legend,h1,h2,h3,[role=button],[role=option],[role=link],[role=tab],[role=menuitem],[role=checkbox],[role=radio]';
+  const NAMING_TAGS = new Set(['LABEL', 'BUTTON', 'A', 'OPTION', 'SELECT', 'TEXTAREA', 'SUMMARY', 'LEGEND', 'H1', 'H2', 'H3', 'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
+  const NAMING_ROLES = new Set(['button', 'option', 'link', 'tab', 'menuitem', 'checkbox', 'radio', 'switch']);
   const SENSITIVE_AC = /(cc-number|cc-csc|cc-exp|one-time-code|current-password|new-password)/i;
   const SENSITIVE_NAME = /(pass(word|wd)?|pwd|card.?(num|no)|cc.?(num|no)|cvv|cvc|csc|security.?code|otp|one.?time|\bpin\b|2fa|totp)/i;
 
@@ -187,18 +188,21 @@
     return (el) => {
       const p = el.parentNode;
       if (!p) return 1;
-      let m = idx.get(p);
-      if (!m) {
-        m = new Map();
-        const counts = {};
-        for (let c = p.firstElementChild; c; c = c.nextElementSibling) {
-          const k = c.tagName;
-          counts[k] = (counts[k] || 0) + 1;
-          m.set(c, counts[k]);
-        }
-        idx.set(p, m);
+      let st = idx.get(p);
+      if (!st) {
+        st = { pos: new Map(), next: p.firstElementChild, counts: {} };
+        idx.set(p, st);
       }
-      return m.get(el) || 1;
+      // The scan moves forward only as far as the furthest child asked
+      // for, so the first controls of a 5,000-wide row cost a few steps.
+      while (!st.pos.has(el) && st.next) {
+        const c = st.next;
+        const k = c.tagName;
+        st.counts[k] = (st.counts[k] || 0) + 1;
+        st.pos.set(c, st.counts[k]);
+        st.next = c.nextElementSibling;
+      }
+      return st.pos.get(el) || 1;
     };
   }
 
@@ -378,9 +382,6 @@
       }
       const inDlg = dlg ? composedContains(dlg, el) : false;
       c.r = r; c.inView = inView; c.inDlg = inDlg; c.viaLabel = viaLabel; c.checked = checked; c.order = order++;
-      // Style checks only where the control may be shown; the rest are
-      // checked if and when they are chosen.
-      if ((inView || inDlg) && !checked && !visibleOK(c)) continue;
       cands.push(c);
     }
 
@@ -400,15 +401,22 @@
       chosen = [];
       for (const c of pool) { if (c.checked || visibleOK(c)) chosen.push(c); else dropped++; if (chosen.length >= limit) break; }
     } else {
+      // Style checks (visibility, opacity) run only on the controls about
+      // to be chosen; hidden ones are dropped from the count as found.
       const g0 = [], g1 = [], g2 = [];
       for (const c of pool) (c.inDlg ? g0 : c.inView ? g1 : g2).push(c);
-      chosen = g0.concat(g1).slice(0, limit);
-      if (chosen.length < limit) {
-        g2.sort((a, b) => dist(a) - dist(b) || a.order - b.order);
-        for (const c of g2) {
-          if (chosen.length >= limit) break;
+      chosen = [];
+      const take = (list) => {
+        for (const c of list) {
+          if (chosen.length >= limit) return;
           if (c.checked || visibleOK(c)) chosen.push(c); else dropped++;
         }
+      };
+      take(g0);
+      take(g1);
+      if (chosen.length < limit) {
+        g2.sort((a, b) => dist(a) - dist(b) || a.order - b.order);
+        take(g2);
       }
     }
     chosen.sort((a, b) => group(a) - group(b) || (group(a) === 2 ? dist(a) - dist(b) : 0) || a.order - b.order);
@@ -459,9 +467,17 @@
     const tmax = o.textMax === undefined ? 600 : o.textMax;
     if (tmax > 0 && document.body) {
       // Subtrees that name controls (or hold no prose) are skipped whole.
+      // The scan is bounded too: a page of 5,000 buttons has no prose to
+      // find, and must not cost a full pass to learn that.
+      let budget = 4000;
       const tw = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-        acceptNode: (n) => n.nodeType === 3 ? NodeFilter.FILTER_ACCEPT
-          : (n.matches(NAMING) || n.tagName === 'SCRIPT' || n.tagName === 'STYLE' || n.tagName === 'NOSCRIPT') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP,
+        acceptNode: (n) => {
+          if (--budget < 0) return NodeFilter.FILTER_REJECT;
+          if (n.nodeType === 3) return NodeFilter.FILTER_ACCEPT;
+          if (NAMING_TAGS.has(n.tagName)) return NodeFilter.FILTER_REJECT;
+          const r = n.getAttribute('role');
+          return r && NAMING_ROLES.has(r) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP;
+        },
       });
       const seen = new Map();
       for (let n = tw.nextNode(); n; n = tw.nextNode()) {
