@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -22,9 +23,10 @@ var ErrNoAudio = errors.New("no audio device")
 type Backend int
 
 const (
-	// BackendAuto tries PulseAudio (and PipeWire through it), then ALSA,
-	// then JACK. It never falls back to a silent device, so a machine
-	// without sound reports ErrNoAudio instead of playing into nothing.
+	// BackendAuto tries PulseAudio (and PipeWire through it), then ALSA
+	// when the machine has a sound card. It never falls back to a silent
+	// device, so a machine without sound reports ErrNoAudio instead of
+	// playing into nothing.
 	BackendAuto Backend = iota
 	// BackendPulse uses PulseAudio only.
 	BackendPulse
@@ -60,8 +62,23 @@ func (b Backend) malgo() []malgo.Backend {
 		// (malgo's enum lacks "custom"); the null backend is the next one.
 		return []malgo.Backend{malgo.BackendNull + 1}
 	default:
-		return []malgo.Backend{malgo.BackendPulseaudio, malgo.BackendAlsa, malgo.BackendJack}
+		bs := []malgo.Backend{malgo.BackendPulseaudio}
+		if haveSoundCards() {
+			bs = append(bs, malgo.BackendAlsa)
+		}
+		// Not JACK: with no JACK server its client library crashes inside
+		// miniaudio's context init (seen with PulseAudio gone and no ALSA
+		// card), and PipeWire, the usual JACK provider, speaks Pulse too.
+		return bs
 	}
+}
+
+// haveSoundCards reports whether ALSA has any card. Without one, trying
+// ALSA only fills stderr with libasound's complaints, burying the one
+// notice that matters: there is no audio.
+func haveSoundCards() bool {
+	b, err := os.ReadFile("/proc/asound/cards")
+	return err == nil && !strings.Contains(string(b), "no soundcards")
 }
 
 // audio is one malgo context and the devices opened from it.
