@@ -357,7 +357,8 @@ func TestDesktopDragTabs(t *testing.T) {
 			}
 			return modeltest.Call("spawn", map[string]any{"task": "get a quote here", "tab": id})
 		}
-		if strings.Contains(lastText(r), `"running":[]`) {
+		// The agent handed the West tab reports last.
+		if strings.Contains(lastText(r), "worked in the West tab") {
 			return modeltest.Call("done", map[string]any{"summary": "all finished", "success": true})
 		}
 		return modeltest.Call("wait", map[string]any{"mode": "all"})
@@ -458,7 +459,7 @@ func TestDesktopConfirmationCard(t *testing.T) {
 			t.Fatalf("%s: %v", tc.button, err)
 		}
 		card := eval[string](t, ctx, `document.querySelector('.card[data-kind=confirm]').textContent`)
-		for _, want := range []string{"exec-", "click e", `button "Place order"`, "/shop.html"} {
+		for _, want := range []string{"agent 1", "click e", `button "Place order"`, "/shop.html"} {
 			if !strings.Contains(card, want) {
 				t.Fatalf("the card %q does not show %q", card, want)
 			}
