@@ -693,8 +693,15 @@ func refIfSame(a Action, navigated bool) string {
 	return a.Ref
 }
 
+// condString describes a condition for an error; a value to wait for is
+// masked, since it may be what someone typed into a password field.
 func condString(c *Condition) string {
-	b, _ := json.Marshal(c)
+	cc := *c
+	if cc.Value != nil {
+		masked := "***"
+		cc.Value = &masked
+	}
+	b, _ := json.Marshal(cc)
 	return string(b)
 }
 
@@ -758,6 +765,7 @@ func (t *Tab) selectOption(ctx context.Context, w *world, off [2]float64, a Acti
 	}
 	t.nextRef = found.NextRef
 	t.refs[found.Ref] = t.refs[a.Ref]
+
 	_, x, y, err := t.pointer(ctx, w, off, found.Ref)
 	if err != nil {
 		return err

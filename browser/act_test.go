@@ -254,6 +254,14 @@ func TestScrollHoverPressHistory(t *testing.T) {
 	if id := eval[string](t, tab, `document.activeElement.name`); id != "field19" {
 		t.Errorf("Shift+Tab focused %q", id)
 	}
+	// Type with submit: Enter in a text field submits its form.
+	r, err = tab.Type(ctx, f1.Ref, "xyz", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := eval[string](t, tab, `document.getElementById('out').textContent`); !strings.Contains(out, "field20=xyz") {
+		t.Errorf("submit: %q (%v)", out, r)
+	}
 	if _, err := tab.Do(ctx, Action{Kind: ActClear, Ref: f1.Ref}); err != nil {
 		t.Fatal(err)
 	}

@@ -151,6 +151,23 @@ func (t *Tab) observe(ctx context.Context, o ObserveOptions) (*Observation, erro
 		return nil, err
 	}
 	obs := &Observation{doc: fs[0].LoaderID}
+	if top := fs[0].LoaderID; top != t.topDoc {
+		t.prevDoc, t.topDoc = t.topDoc, top
+		live := map[cdp.LoaderID]bool{}
+		for _, f := range fs {
+			live[f.LoaderID] = true
+		}
+		for ref, loc := range t.refs {
+			if !live[loc.loader] && loc.top != t.prevDoc {
+				delete(t.refs, ref)
+			}
+		}
+		for id, w := range t.worlds {
+			if !live[w.loader] {
+				delete(t.worlds, id)
+			}
+		}
+	}
 	type placed struct {
 		c     Control
 		group int
@@ -214,7 +231,7 @@ func (t *Tab) observe(ctx context.Context, o ObserveOptions) (*Observation, erro
 			obs.Scroll = [2]int{int(fo.SX), int(fo.SY)}
 		}
 		for _, c := range fo.Controls {
-			t.refs[c.Ref] = refLoc{frame: f.ID, loader: f.LoaderID}
+			t.refs[c.Ref] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
 			if i > 0 {
 				c.Box[0] += int(off[0])
 				c.Box[1] += int(off[1])

@@ -44,8 +44,12 @@ type Tab struct {
 	worlds  map[cdp.FrameID]*world
 	nextRef int
 	refs    map[string]refLoc
-	version int
-	bases   baselines
+	// topDoc and prevDoc are the last two top-level documents; refs of
+	// older ones are forgotten, so the map does not grow with history
+	// while a ref from just before a navigation still reads as stale.
+	topDoc, prevDoc cdp.LoaderID
+	version         int
+	bases           baselines
 
 	sc screencaster
 
@@ -65,6 +69,7 @@ type world struct {
 type refLoc struct {
 	frame  cdp.FrameID
 	loader cdp.LoaderID
+	top    cdp.LoaderID // the top-level document it was observed in
 }
 
 func newTab(b *Browser, s *session, id string, ctx context.Context, cancel context.CancelFunc) *Tab {
