@@ -337,6 +337,11 @@ func (t *Tab) fail(ctx context.Context, err error) error {
 	if errors.Is(err, chromedp.ErrTargetDetached) {
 		return fmt.Errorf("%w: %w", ErrTabClosed, err)
 	}
+	if errors.Is(err, context.DeadlineExceeded) && t.b.Alive() {
+		// The tab is alive and the browser answers, but the page did not
+		// within the caller's deadline: say so, keeping the deadline.
+		return fmt.Errorf("%w: %w", ErrUnresponsive, err)
+	}
 	return t.b.mapErr(err)
 }
 

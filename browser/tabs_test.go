@@ -222,7 +222,7 @@ func TestHungPage(t *testing.T) {
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	_, err = tab.Observe(hctx, ObserveOptions{})
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrUnresponsive) {
 		t.Errorf("observe a hung page: %v", err)
 	}
 	if d := time.Since(start); d > 3*time.Second {
