@@ -78,13 +78,20 @@ func fixtures() http.Handler {
 <iframe id="same" src="/inner.html" style="width:300px;height:120px;border:5px solid #888"></iframe>
 <iframe id="cross" src="%s/inner.html" style="width:300px;height:120px;border:0"></iframe>
 <script>addEventListener('message', (e) => { document.getElementById('msgs').textContent += e.origin + ' '; });</script>
-</body></html>`, other.URL)
+</body></html>`, crossSite())
 	})
 	mux.HandleFunc("/slow.html", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, `<!doctype html><title>Slow</title><button id="hang" onclick="setTimeout(()=>{for(;;){}},0)">Hang</button>`)
 	})
 	return mux
+}
+
+// crossSite is the second server under another host name: 127.0.0.1 and
+// localhost are different sites, so its iframe is cross-site, not only
+// cross-origin.
+func crossSite() string {
+	return strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
 }
 
 // openTab opens a fixture page in a fresh tab, closed at the end of the test.
