@@ -775,7 +775,7 @@ func (t *Tab) selectOption(ctx context.Context, w *world, off [2]float64, a Acti
 }
 
 func (t *Tab) upload(ctx context.Context, w *world, a Action) error {
-	res, err := cdp.Call(ctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{
+	res, err := cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: fmt.Sprintf("__vroom.resolve(%q)", a.Ref), ContextID: w.ctxID, Silent: new(true),
 	})
 	if err != nil {
@@ -784,11 +784,11 @@ func (t *Tab) upload(ctx context.Context, w *world, a Action) error {
 	if res.Result == nil || res.Result.ObjectID == "" {
 		return prepError(a.Ref, prep{Err: "gone"})
 	}
-	defer cdp.Call(ctx, t.target(), runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: res.Result.ObjectID})
+	defer cdp.Call(ctx, w.sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: res.Result.ObjectID})
 	if !strings.Contains(res.Result.Description, "input") {
 		return &ActionError{Ref: a.Ref, Reason: "not a file input"}
 	}
-	_, err = cdp.Call(ctx, t.target(), dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: a.Files, ObjectID: res.Result.ObjectID})
+	_, err = cdp.Call(ctx, w.sess, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: a.Files, ObjectID: res.Result.ObjectID})
 	return err
 }
 

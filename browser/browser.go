@@ -48,10 +48,12 @@ type Options struct {
 	// AllowSchemes lists URL schemes allowed besides http, https, about and
 	// data, for example "file" or "chrome". javascript: is never allowed.
 	AllowSchemes []string
-	// KeepSiteIsolation keeps Chromium's site-per-process isolation. By
-	// default a launched browser turns it off so cross-origin iframes are
-	// observable in the page's own process; connected browsers keep theirs.
-	KeepSiteIsolation bool
+	// DisableSiteIsolation turns off Chromium's site-per-process isolation
+	// in a launched browser, so cross-site iframes share their page's
+	// process. Observation works either way (out-of-process iframes are
+	// attached as targets of their own); isolation stays on by default
+	// because the profile may hold the person's logins.
+	DisableSiteIsolation bool
 	// Flags are extra Chromium command-line switches.
 	Flags map[string]any
 	// Logf receives diagnostic lines; nil discards them.
@@ -196,7 +198,7 @@ func (b *Browser) allocator(parent context.Context) (context.Context, context.Ca
 	}
 	flags := slices.Clone(chromedp.DefaultExecAllocatorOptions[:])
 	disabled := "Translate,BlinkGenPropertyTrees,MediaRouter,OptimizationHints,AutofillServerCommunication"
-	if !o.KeepSiteIsolation {
+	if o.DisableSiteIsolation {
 		disabled += ",SitePerProcess,IsolateOrigins"
 		flags = append(flags, chromedp.Flag("disable-site-isolation-trials", true))
 	}

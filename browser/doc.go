@@ -19,7 +19,8 @@
 // UI. Password, card, CVV and one-time-code values are always "***".
 //
 // The walk runs in an isolated world of every frame (shadow roots, same- and
-// cross-origin iframes), keeps refs in a WeakMap rather than attributes (so
+// cross-origin iframes, including cross-site ones that site isolation puts
+// in another process, attached as targets of their own), keeps refs in a WeakMap rather than attributes (so
 // observing never mutates the page), and reads geometry from an
 // IntersectionObserver instead of forcing a layout query per element.
 //

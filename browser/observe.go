@@ -276,18 +276,19 @@ func (t *Tab) ownerBox(ctx context.Context, f *cdp.Frame, fs []*cdp.Frame) (fram
 	if err != nil {
 		return frameBox{}, err
 	}
-	owner, err := cdp.Call(ctx, t.target(), dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: f.ID})
+	// The iframe element lives in the parent's document and session.
+	owner, err := cdp.Call(ctx, pw.sess, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: f.ID})
 	if err != nil {
 		return frameBox{}, err
 	}
-	obj, err := cdp.Call(ctx, t.target(), dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: owner.BackendNodeID, ExecutionContextID: pw.ctxID, ObjectGroup: "vroom"})
+	obj, err := cdp.Call(ctx, pw.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: owner.BackendNodeID, ExecutionContextID: pw.ctxID, ObjectGroup: "vroom"})
 	if err != nil || obj.Object == nil {
 		return frameBox{}, fmt.Errorf("frame owner: %w", err)
 	}
-	res, err := cdp.Call(ctx, t.target(), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+	res, err := cdp.Call(ctx, pw.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: "function(){ return __vroom.frameBox(this) }", ObjectID: obj.Object.ObjectID, ReturnByValue: new(true),
 	})
-	cdp.Call(ctx, t.target(), runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.Object.ObjectID})
+	cdp.Call(ctx, pw.sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.Object.ObjectID})
 	if err != nil {
 		return frameBox{}, err
 	}

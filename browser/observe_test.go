@@ -1,9 +1,11 @@
 package browser
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestObserveForm(t *testing.T) {
@@ -111,7 +113,36 @@ func TestShadowDOM(t *testing.T) {
 func TestIframes(t *testing.T) {
 	t.Parallel()
 	tab := openTab(t, "/iframes.html")
-	ctx := tctx(t)
+	checkIframes(t, tab, tctx(t))
+	if len(tab.oopifs) != 1 {
+		t.Errorf("want the cross-site iframe attached as its own target, got %d", len(tab.oopifs))
+	}
+}
+
+// TestIframesWithoutSiteIsolation runs the iframe checks in a browser
+// launched with site isolation off, where the cross-site iframe shares the
+// page's process; the shared test browser keeps isolation on, so there the
+// iframe is a target of its own.
+func TestIframesWithoutSiteIsolation(t *testing.T) {
+	t.Parallel()
+	ctx := tctxFor(t, 90*time.Second)
+	b, err := Launch(ctx, Options{DisableSiteIsolation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	tab, err := b.Open(ctx, site.URL+"/iframes.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkIframes(t, tab, ctx)
+	if len(tab.oopifs) != 0 {
+		t.Errorf("no out-of-process iframes expected, got %d", len(tab.oopifs))
+	}
+}
+
+func checkIframes(t *testing.T, tab *Tab, ctx context.Context) {
+	t.Helper()
 	o, err := tab.Observe(ctx, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -42,6 +42,11 @@ type Tab struct {
 
 	op      sync.Mutex // serialises observe and act
 	worlds  map[cdp.FrameID]*world
+	// oopifs are sessions attached to cross-site iframes that run in
+	// their own process (site isolation), and sess maps each frame that
+	// lives in one of them to its session.
+	oopifs map[target.ID]*chromedp.Target
+	sess   map[cdp.FrameID]*chromedp.Target
 	nextRef int
 	refs    map[string]refLoc
 	// topDoc and prevDoc are the last two top-level documents; refs of
@@ -62,6 +67,7 @@ type world struct {
 	frame  cdp.FrameID
 	loader cdp.LoaderID
 	ctxID  runtime.ExecutionContextID
+	sess   *chromedp.Target // the main target, or an out-of-process iframe's
 }
 
 // refLoc remembers which document a ref was handed out in, so a ref from
@@ -75,7 +81,8 @@ type refLoc struct {
 func newTab(b *Browser, s *session, id string, ctx context.Context, cancel context.CancelFunc) *Tab {
 	dead, kill := context.WithCancelCause(context.Background())
 	t := &Tab{b: b, s: s, id: id, ctx: ctx, cancel: cancel, dead: dead, kill0: kill,
-		worlds: map[cdp.FrameID]*world{}, refs: map[string]refLoc{}, nextRef: 1}
+		worlds: map[cdp.FrameID]*world{}, refs: map[string]refLoc{}, nextRef: 1,
+		oopifs: map[target.ID]*chromedp.Target{}, sess: map[cdp.FrameID]*chromedp.Target{}}
 	t.info = TabInfo{ID: id}
 	t.sc.t = t
 	return t
@@ -377,9 +384,59 @@ func (t *Tab) Activate(ctx context.Context) error {
 	return nil
 }
 
-// frames returns the frame tree flattened, top frame first.
+// frames returns the frame tree flattened, top frame first, including the
+// frames of cross-site iframes that site isolation put in other processes.
+// Caller holds t.op.
 func (t *Tab) frames(ctx context.Context) ([]*cdp.Frame, error) {
-	res, err := cdp.Call(ctx, t.target(), page.GetFrameTree, cdp.Empty{})
+	out, err := frameTree(ctx, t.target(), "")
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no frames")
+	}
+	if t.b.opts.DisableSiteIsolation && t.b.opts.RemoteURL == "" {
+		// Launched without site isolation: every frame is in this target.
+		return out, nil
+	}
+	infos, err := cdp.Call(ctx, chromedp.FromContext(t.s.ctx).Browser, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return out, nil
+	}
+	known := map[cdp.FrameID]bool{}
+	for _, f := range out {
+		known[f.ID] = true
+	}
+	for added := true; added; {
+		added = false
+		for _, info := range infos.TargetInfos {
+			id := cdp.FrameID(info.TargetID)
+			if info.Type != "iframe" || !known[info.ParentFrameID] || known[id] {
+				continue
+			}
+			sess, err := t.oopif(ctx, info.TargetID)
+			if err != nil {
+				continue
+			}
+			fs, err := frameTree(ctx, sess, info.ParentFrameID)
+			if err != nil {
+				continue
+			}
+			for _, f := range fs {
+				known[f.ID] = true
+				t.sess[f.ID] = sess
+			}
+			out = append(out, fs...)
+			added = true
+		}
+	}
+	return out, nil
+}
+
+// frameTree flattens one target's frame tree; parent, when set, becomes
+// the parent of its root (an iframe target's root frame).
+func frameTree(ctx context.Context, sess *chromedp.Target, parent cdp.FrameID) ([]*cdp.Frame, error) {
+	res, err := cdp.Call(ctx, sess, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		return nil, err
 	}
@@ -395,10 +452,41 @@ func (t *Tab) frames(ctx context.Context) ([]*cdp.Frame, error) {
 		}
 	}
 	walk(res.FrameTree)
-	if len(out) == 0 {
-		return nil, errors.New("no frames")
+	if parent != "" && len(out) > 0 {
+		root := *out[0]
+		root.ParentID = parent
+		out[0] = &root
 	}
 	return out, nil
+}
+
+// oopif attaches (once) to an out-of-process iframe target.
+func (t *Tab) oopif(ctx context.Context, id target.ID) (*chromedp.Target, error) {
+	if s := t.oopifs[id]; s != nil {
+		return s, nil
+	}
+	octx, _ := chromedp.NewContext(t.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(octx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return nil, err
+		}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	s := chromedp.FromContext(octx).Target
+	t.oopifs[id] = s
+	return s, nil
+}
+
+// sessFor is the session that hosts a frame.
+func (t *Tab) sessFor(id cdp.FrameID) *chromedp.Target {
+	if s := t.sess[id]; s != nil {
+		return s
+	}
+	return t.target()
 }
 
 // world returns the isolated world of a frame's current document, creating
@@ -407,11 +495,12 @@ func (t *Tab) world(ctx context.Context, f *cdp.Frame) (*world, error) {
 	if w := t.worlds[f.ID]; w != nil && w.loader == f.LoaderID {
 		return w, nil
 	}
-	res, err := cdp.Call(ctx, t.target(), page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.ID, WorldName: "vroom"})
+	sess := t.sessFor(f.ID)
+	res, err := cdp.Call(ctx, sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.ID, WorldName: "vroom"})
 	if err != nil {
 		return nil, err
 	}
-	w := &world{frame: f.ID, loader: f.LoaderID, ctxID: res.ExecutionContextID}
+	w := &world{frame: f.ID, loader: f.LoaderID, ctxID: res.ExecutionContextID, sess: sess}
 	if err := t.evalIn(ctx, w, walkerJS, nil); err != nil {
 		return nil, err
 	}
@@ -422,7 +511,7 @@ func (t *Tab) world(ctx context.Context, f *cdp.Frame) (*world, error) {
 // evalIn evaluates expr in the world, awaiting promises, and decodes the
 // JSON result into out (when non-nil).
 func (t *Tab) evalIn(ctx context.Context, w *world, expr string, out any) error {
-	res, err := cdp.Call(ctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{
+	res, err := cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: expr, ContextID: w.ctxID, ReturnByValue: new(true), AwaitPromise: new(true), Silent: new(true),
 	})
 	if err != nil {
