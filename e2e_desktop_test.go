@@ -4,14 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -480,4 +485,170 @@ func TestDesktopConfirmationCard(t *testing.T) {
 			t.Fatalf("after %s the site has %d orders, want %d", tc.button, o, tc.orders)
 		}
 	}
+}
+
+// TestDesktopScreenshots drives the real desktop binary under Xvfb with
+// xdotool, against the scripted model and the fixture site, and saves the
+// README's screenshots into $VROOM_SCREENSHOT_DIR: the empty state, a run
+// with four live tiles, and a confirmation card. It runs only when that
+// variable is set.
+func TestDesktopScreenshots(t *testing.T) {
+	dir := os.Getenv("VROOM_SCREENSHOT_DIR")
+	if dir == "" {
+		t.Skip("VROOM_SCREENSHOT_DIR is not set")
+	}
+	requireDisplay(t)
+	site := newDeskSite(t)
+	srv := modeltest.New(t)
+	var spawns []map[string]any
+	for _, n := range []string{"North", "East", "South"} {
+		spawns = append(spawns, map[string]any{"task": "get a quote from the " + n + " desk", "url": site.URL + "/desk/" + n})
+	}
+	spawns = append(spawns, map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"})
+	srv.Script("planner", plannerSpawns(spawns...))
+	shot1, shot2 := make(chan struct{}), make(chan struct{})
+	var clicked atomic.Bool
+	var placeRef atomic.Value // the buyer's ref for "Place order", from its first view
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		buyer := modeltest.SystemContains("mug in the cart")(r)
+		if buyer && toolResults(r) == 0 {
+			placeRef.Store(ref(r.Text(), "button", "Place order"))
+		}
+		select {
+		case <-shot1:
+		default:
+			return modeltest.Slow(500*time.Millisecond, modeltest.Call("read_page", map[string]any{}))
+		}
+		switch {
+		case buyer && clicked.CompareAndSwap(false, true):
+			return modeltest.Call("click", map[string]any{"ref": placeRef.Load()})
+		case buyer:
+			return modeltest.Call("done", map[string]any{"summary": "the user refused the order", "success": false})
+		}
+		select {
+		case <-shot2:
+			return modeltest.Call("done", map[string]any{"summary": "read the desk", "success": true})
+		default:
+			return modeltest.Slow(500*time.Millisecond, modeltest.Call("read_page", map[string]any{}))
+		}
+	}})
+	configDir, dataDir := t.TempDir(), t.TempDir()
+	st := app.DefaultSettings()
+	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
+	if err := (app.SettingsStore{Path: filepath.Join(configDir, "settings.json")}).Save(st); err != nil {
+		t.Fatal(err)
+	}
+	bin := buildDesktop(t)
+	var logs syncBuffer
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "VROOM_CONFIG_DIR="+configDir, "VROOM_DATA_DIR="+dataDir, "OPENAI_API_KEY=", "NO_AT_BRIDGE=1")
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("app output:\n%s", logs.String())
+		}
+	})
+	var window string
+	waitFor(t, "window titled Vroom", 60*time.Second, func() bool {
+		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Vroom$").Output()
+		window = strings.TrimSpace(strings.Split(string(out), "\n")[0])
+		return window != ""
+	})
+	shoot := func(name string, minColours int, also ...func(image.Image) bool) {
+		t.Helper()
+		var last []byte
+		waitFor(t, name+" painted", 30*time.Second, func() bool {
+			out, err := exec.Command("import", "-window", window, "png:-").Output()
+			if err != nil {
+				return false
+			}
+			img, err := png.Decode(bytes.NewReader(out))
+			if err != nil {
+				return false
+			}
+			last = out
+			for _, f := range also {
+				if !f(img) {
+					return false
+				}
+			}
+			return distinctColours(img) >= minColours
+		})
+		if err := os.WriteFile(filepath.Join(dir, name+".png"), last, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The browser's first tab shows in the main view once it is ready.
+	waitFor(t, "the browser ready", 30*time.Second, func() bool { return strings.Contains(logs.String(), "browser ready") })
+	shoot("desktop-empty", 20)
+
+	xdo := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil {
+			t.Fatalf("xdotool %v: %v %s", args, err, out)
+		}
+	}
+	xdo("mousemove", "--window", window, "640", "22", "click", "1")
+	xdo("type", "--delay", "20", "get quotes from three desks and buy the mug")
+	xdo("key", "Return")
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, r := range runLogs(t, dataDir) {
+				t.Log(agents.FormatRecord(r, r.Time))
+			}
+		}
+	})
+	waitFor(t, "four executors working", 60*time.Second, func() bool {
+		steps := map[string]int{}
+		for _, r := range srv.Requests("executor") {
+			for _, task := range []string{"North", "East", "South", "mug in the cart"} {
+				if modeltest.SystemContains(task)(r) {
+					steps[task]++
+				}
+			}
+		}
+		return len(steps) == 4 && steps["North"] >= 6 && steps["East"] >= 6 && steps["South"] >= 6 && steps["mug in the cart"] >= 6
+	})
+	shoot("desktop-four-tiles", 200)
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "VmRSS:") || strings.HasPrefix(l, "VmHWM:") {
+				t.Logf("app process (Chromium and WebKit's web process excluded) with four live tiles: %s", l)
+			}
+		}
+	}
+	close(shot1)
+	waitFor(t, "the confirmation asked", 30*time.Second, func() bool { return len(runLogsMatching(t, dataDir, "confirm_asked")) > 0 })
+	// The card is drawn with the warning colour's border (#f0b35a).
+	shoot("desktop-confirmation", 200, func(img image.Image) bool {
+		n := 0
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Max.X / 2; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				if r>>8 > 225 && g>>8 > 165 && g>>8 < 195 && bl>>8 > 75 && bl>>8 < 105 {
+					n++
+				}
+			}
+		}
+		return n > 300
+	})
+	close(shot2)
+}
+
+// runLogsMatching returns the records of event in the run logs of dataDir.
+func runLogsMatching(t *testing.T, dataDir, event string) []agents.LogRecord {
+	var out []agents.LogRecord
+	for _, r := range runLogs(t, dataDir) {
+		if r.Event == event {
+			out = append(out, r)
+		}
+	}
+	return out
 }
