@@ -469,7 +469,7 @@
       // Subtrees that name controls (or hold no prose) are skipped whole.
       // The scan is bounded too: a page of 5,000 buttons has no prose to
       // find, and must not cost a full pass to learn that.
-      let budget = 4000;
+      let budget = 2000;
       const tw = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
         acceptNode: (n) => {
           if (--budget < 0) return NodeFilter.FILTER_REJECT;
