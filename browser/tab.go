@@ -40,13 +40,13 @@ type Tab struct {
 	// update precedes it.
 	announced bool
 
-	op      sync.Mutex // serialises observe and act
-	worlds  map[cdp.FrameID]*world
+	op     sync.Mutex // serialises observe and act
+	worlds map[cdp.FrameID]*world
 	// oopifs are sessions attached to cross-site iframes that run in
 	// their own process (site isolation), and sess maps each frame that
 	// lives in one of them to its session.
-	oopifs map[target.ID]*chromedp.Target
-	sess   map[cdp.FrameID]*chromedp.Target
+	oopifs  map[target.ID]*chromedp.Target
+	sess    map[cdp.FrameID]*chromedp.Target
 	nextRef int
 	refs    map[string]refLoc
 	// topDoc and prevDoc are the last two top-level documents; refs of
