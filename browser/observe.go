@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -555,7 +554,6 @@ type baseline struct {
 	controls map[string]Control
 	order    []string
 	size     int
-	at       time.Time
 }
 
 type baselines struct {
