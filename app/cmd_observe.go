@@ -2,12 +2,12 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"io"
+
+	"vroom/browser"
 )
 
-// runObserve is replaced by the browser engine's `vroom observe`.
+// runObserve is `vroom observe URL`: the page as Vroom's agents see it.
 func runObserve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "vroom observe: not built yet")
-	return 1
+	return browser.ObserveCommand(ctx, args, stdout, stderr)
 }
