@@ -231,6 +231,12 @@ func TestDesktopRunEndToEnd(t *testing.T) {
 	waitJS(t, ctx, "frame counters rising", fmt.Sprintf(`%s.every((n, i) => n > %s[i] + 5)`, frames, mustJSON(first)), 30*time.Second)
 	second := eval[[]int](t, ctx, frames)
 	t.Logf("frames per tile: %v then %v", first, second)
+	// The delay from the app receiving a frame from Chromium to the UI
+	// having painted it, over every frame painted so far.
+	delays := eval[[]float64](t, ctx, `[...document.querySelectorAll('article.tile canvas')].flatMap(c => c.paintDelays || []).sort((a, b) => a - b)`)
+	if len(delays) > 0 {
+		t.Logf("frame to paint over %d frames: p50 %.0f ms, p95 %.0f ms, max %.0f ms", len(delays), delays[len(delays)/2], delays[len(delays)*95/100], delays[len(delays)-1])
+	}
 	close(release)
 
 	t.Cleanup(func() {
@@ -651,4 +657,57 @@ func runLogsMatching(t *testing.T, dataDir, event string) []agents.LogRecord {
 		}
 	}
 	return out
+}
+
+// Must-show 5 (typed): a correction typed in the room while agents run
+// appears in the transcript and reaches every agent's next tool result; the
+// floor ring moves from one speaking agent's tile to the other's.
+func TestDesktopRoomCorrection(t *testing.T) {
+	requireDisplay(t)
+	site := newDeskSite(t)
+	srv := modeltest.New(t)
+	srv.Script("planner", plannerSpawns(
+		map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"},
+		map[string]any{"task": "get a quote from East", "url": site.URL + "/desk/East"},
+	))
+	const correction = "use the most recent quote only"
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		last := lastText(r)
+		said := strings.Contains(r.Text(), "said (you hold the floor")
+		switch {
+		case strings.Contains(last, correction):
+			return modeltest.Call("done", map[string]any{"summary": "heard the correction", "success": true})
+		case !said:
+			name := "North"
+			if modeltest.SystemContains("East")(r) {
+				name = "East"
+			}
+			return modeltest.Slow(200*time.Millisecond, modeltest.Call("speak", map[string]any{"text": "I am at the " + name + " desk now."}))
+		}
+		return modeltest.Slow(200*time.Millisecond, modeltest.Call("read_page", map[string]any{}))
+	}})
+	url, _ := startDesk(t, srv)
+	ctx := headless(t, url)
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`input[name=omnibox]`), "get quotes from North and East"),
+		chromedp.KeyEvent("\r"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// Both agents speak in turn: the ring is on one tile, then on the other.
+	waitJS(t, ctx, "a speaking tile", `!!document.querySelector('article.tile.speaking')`, 60*time.Second)
+	first := eval[string](t, ctx, `document.querySelector('article.tile.speaking').dataset.agent`)
+	waitJS(t, ctx, "the ring on the other tile", fmt.Sprintf(`!!document.querySelector('article.tile.speaking:not([data-agent=%q])')`, first), 60*time.Second)
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`input[name=correction]`), correction),
+		chromedp.KeyEvent("\r"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the correction in the transcript", fmt.Sprintf(`[...document.querySelectorAll('li[data-kind=correction]')].some(l => l.textContent.includes(%q))`, correction), 10*time.Second)
+	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 60*time.Second)
+	summaries := eval[string](t, ctx, `[...document.querySelectorAll('article.tile .summary')].map(e => e.textContent).join('|')`)
+	if strings.Count(summaries, "heard the correction") != 2 {
+		t.Fatalf("tile summaries %q: the correction did not reach both agents", summaries)
+	}
 }
