@@ -56,6 +56,9 @@ type Options struct {
 	// TabsCoalesce is the window in which tab changes are merged into one
 	// EventTabs (default 50 ms).
 	TabsCoalesce time.Duration
+	// TextOnly runs without audio: agents' messages are shown, not
+	// spoken, and Unmute only takes the floor.
+	TextOnly bool
 	// EditRun, when set, adjusts each run's configuration before it starts
 	// (tests: a faster floor, a fake voice).
 	EditRun func(*agents.Config)

@@ -15,6 +15,7 @@ import (
 
 	"vroom/agents"
 	"vroom/browser"
+	"vroom/voice"
 )
 
 // Names of the events the app sends to the UI. Each is namespaced by what
@@ -167,6 +168,7 @@ type activeRun struct {
 	attach  []string
 	run     *agents.Run
 	tabs    *Tabs
+	voice   *voice.Voice // nil: text-only
 	started time.Time
 	done    chan struct{}
 
@@ -697,10 +699,23 @@ func (a *App) StartRun(task string, tabs []string) (string, error) {
 		}),
 		Ask: agents.AskFunc(func(ctx context.Context, q agents.Question) (string, error) { return a.ask(ctx, id, q) }),
 	}
+	if !a.opts.TextOnly {
+		v, err := voice.New(runCtx, voice.Config{BaseURL: agents.NormalizeBaseURL(st.BaseURL), APIKey: key,
+			TTSModel: st.TTSModel, Voices: st.Voices, STTModel: st.STTModel})
+		if err != nil {
+			a.log.Warn("no voice; the run is text-only", "err", err)
+		} else {
+			r.voice = v
+			cfg.Voice = speaker{v}
+		}
+	}
 	if a.opts.EditRun != nil {
 		a.opts.EditRun(&cfg)
 	}
 	r.run = agents.NewRun(runCtx, cfg)
+	if r.voice != nil {
+		go a.hear(runCtx, r)
+	}
 	s.run = r
 	s.mu.Unlock()
 
@@ -724,6 +739,9 @@ func (a *App) StartRun(task string, tabs []string) (string, error) {
 		defer cancelRun()
 		res, err := r.run.Execute(runCtx, task, tabs...)
 		log.Close()
+		if r.voice != nil {
+			r.voice.Close()
+		}
 		// The room's last event (the run's end) reaches the UI before the
 		// run's state does.
 		select {
@@ -1045,4 +1063,79 @@ func (a *App) HandTab(pid int, tabID string) (agents.ProcInfo, error) {
 		return p, fmt.Errorf("hand tab: %w", err)
 	}
 	return p, nil
+}
+
+// hear turns what the person said into corrections for every agent.
+func (a *App) hear(ctx context.Context, r *activeRun) {
+	for {
+		select {
+		case tr, ok := <-r.voice.Transcripts():
+			if !ok {
+				return
+			}
+			if tr.Err != nil {
+				r.run.Room().Notice("what you said could not be transcribed: %v", tr.Err)
+			} else {
+				r.run.Room().UserSays(tr.Text)
+			}
+			r.run.Room().UserStops()
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Unmute gives the person the floor: any agent speaking is cut off at once
+// and the microphone opens. Mute closes it; what was said reaches every
+// agent as a correction.
+func (a *App) Unmute() error {
+	r := a.currentRun()
+	if r == nil || !r.isRunning() {
+		return ErrNoRun
+	}
+	r.run.Room().UserStarts()
+	if r.voice == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(a.context(), 5*time.Second)
+	defer cancel()
+	if err := r.voice.Unmute(ctx); err != nil {
+		r.run.Room().UserStops()
+		return fmt.Errorf("unmute: %w", err)
+	}
+	return nil
+}
+
+// Mute closes the microphone; what was said is transcribed and sent to the
+// agents.
+func (a *App) Mute() error {
+	r := a.currentRun()
+	if r == nil || !r.isRunning() {
+		return ErrNoRun
+	}
+	if r.voice == nil {
+		r.run.Room().UserStops()
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(a.context(), 5*time.Second)
+	defer cancel()
+	c, err := r.voice.Mute(ctx)
+	if err != nil || c == nil || !c.Speech {
+		// Nothing to transcribe: the floor is free again.
+		r.run.Room().UserStops()
+	}
+	if err != nil {
+		return fmt.Errorf("mute: %w", err)
+	}
+	return nil
+}
+
+// MicLevel is the microphone's level (0 to 1) while unmuted; the UI polls
+// it at its frame rate.
+func (a *App) MicLevel() float64 {
+	r := a.currentRun()
+	if r == nil || r.voice == nil {
+		return 0
+	}
+	return r.voice.Level()
 }

@@ -100,7 +100,7 @@ func newDesk(t *testing.T, edit ...func(*Options)) *desk {
 	ui := newRecorder()
 	o := Options{
 		Store: store, Keyring: memKeyring{}, Detect: noServer, Log: quiet,
-		Browser: testBrowser, DataDir: dir, Emitter: ui,
+		Browser: testBrowser, DataDir: dir, Emitter: ui, TextOnly: true,
 		EditRun: func(c *agents.Config) { c.Floor = agents.FloorConfig{WordsPerMinute: 60000} },
 	}
 	for _, e := range edit {

@@ -113,6 +113,9 @@ export const api = {
   liveEndpoint: () => call('live view', () => Go.LiveEndpoint()),
   pointer: (tab: string, ev: PointerInput) => call('pointer', () => Go.PointerInput(tab, ev)),
   key: (tab: string, ev: KeyInput) => call('key', () => Go.KeyInput(tab, ev)),
+  unmute: () => call('unmute', () => Go.Unmute()),
+  mute: () => call('mute', () => Go.Mute()),
+  micLevel: () => call('mic level', () => Go.MicLevel()),
 
   /** on subscribes to a Go → UI event; the returned function unsubscribes. */
   on<K extends keyof Events>(name: K, cb: (data: Events[K]) => void): () => void {
