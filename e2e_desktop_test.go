@@ -711,3 +711,45 @@ func TestDesktopRoomCorrection(t *testing.T) {
 		t.Fatalf("tile summaries %q: the correction did not reach both agents", summaries)
 	}
 }
+
+// Must-show 5 (unmute): while an agent's message plays, Unmute in the UI
+// gives the person the floor and cuts the message off: the transcript marks
+// it interrupted. Mute frees the floor and the run goes on.
+func TestDesktopUnmuteInterrupts(t *testing.T) {
+	requireDisplay(t)
+	site := newDeskSite(t)
+	srv := modeltest.New(t)
+	srv.Script("planner", plannerSpawns(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))
+	// About 60 ms of audio a character: a long message plays for seconds.
+	long := "I am reading the North desk carefully, line by line, and I will tell you everything I find there in great detail."
+	var spoke, muted atomic.Bool
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		switch {
+		case spoke.CompareAndSwap(false, true):
+			return modeltest.Call("speak", map[string]any{"text": long})
+		case muted.Load():
+			return modeltest.Call("done", map[string]any{"summary": "stopped talking when the user took the floor", "success": true})
+		}
+		return modeltest.Slow(200*time.Millisecond, modeltest.Call("read_page", map[string]any{}))
+	}})
+	url, _ := startDesk(t, srv)
+	ctx := headless(t, url)
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`input[name=omnibox]`), "get a quote from North"),
+		chromedp.KeyEvent("\r"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the agent speaking", `!!document.querySelector('article.tile.speaking')`, 60*time.Second)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button.mic`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the message marked interrupted", `!!document.querySelector('li[data-kind=speech] .cut')`, 10*time.Second)
+	waitJS(t, ctx, "the person holding the floor", `document.querySelector('.floor').textContent.includes('user') && !document.querySelector('article.tile.speaking')`, 10*time.Second)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button.mic.open`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the floor free again", `document.querySelector('.floor').dataset.floor === 'free'`, 10*time.Second)
+	muted.Store(true)
+	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 60*time.Second)
+}

@@ -109,7 +109,11 @@ class Desk {
     }
     for (const p of v.procs ?? []) this.setProc(p)
     this.usage = v.usage
-    if (v.state !== 'running') void this.loadHistory()
+    if (v.state !== 'running') {
+      // Nobody holds the floor of a run that has ended.
+      this.floor = {}
+      void this.loadHistory()
+    }
   }
 
   private setProc(p: ProcInfo) {
