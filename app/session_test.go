@@ -587,3 +587,32 @@ func TestSessionHandTab(t *testing.T) {
 		t.Fatalf("the run opened %v, want only %s", opened, first.Tab)
 	}
 }
+
+// ask_user shows a question card; the person's choice is the agent's answer.
+func TestSessionAskCard(t *testing.T) {
+	t.Parallel()
+	d := newDesk(t)
+	s := newSite(t)
+	d.srv.Script("planner", plannerScript(map[string]any{"task": "pick a mug", "url": s.URL + "/shop.html"}))
+	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		if toolResults(r) == 0 {
+			return call("ask_user", "question", "Which colour?", "options", []string{"blue", "red"})
+		}
+		return done("picked "+strings.TrimPrefix(lastText(r), "the user answered: "), true)
+	}})
+	if _, err := d.Submit("pick a mug for me", nil); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := d.ui.wait(t, 30*time.Second, EventCard, 0, nil)
+	c := x.(Card)
+	if c.Kind != "ask" || c.Question != "Which colour?" || len(c.Options) != 2 {
+		t.Fatalf("card %+v", c)
+	}
+	if err := d.AnswerAsk(c.ID, "red"); err != nil {
+		t.Fatal(err)
+	}
+	x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	if v := x.(RunView); len(v.Procs) != 1 || !strings.Contains(v.Procs[0].Summary, "picked red") {
+		t.Fatalf("run %+v", v)
+	}
+}
