@@ -549,7 +549,17 @@ func TestSessionHandTab(t *testing.T) {
 		t.Fatal(err)
 	}
 	closeLater(t, mine.ID)
-	d.srv.Script("planner", plannerScript(map[string]any{"task": "read the account", "url": s.URL + "/quote.html"}))
+	// The planner waits until the agent handed the tab reports: the
+	// replacement is not among the pids its first wait was for.
+	d.srv.Script("planner", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		switch {
+		case toolResults(r) == 0:
+			return call("spawn", "task", "read the account", "url", s.URL+"/quote.html")
+		case strings.Contains(lastText(r), "in the person's tab"):
+			return done("read it", true)
+		}
+		return call("wait", "mode", "all")
+	}})
 	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if strings.Contains(r.Text(), "/account.html") {
 			return done("read the account in the person's tab", true)
