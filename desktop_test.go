@@ -13,20 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// requireDisplay skips on a developer machine without X but fails in CI,
-// where build/testenv.sh must have started Xvfb.
-func requireDisplay(t *testing.T) {
-	t.Helper()
-	if os.Getenv("DISPLAY") != "" {
-		return
-	}
-	if os.Getenv("CI") == "true" || os.Getenv("VROOM_TESTENV") != "" {
-		t.Fatal("no DISPLAY: run the tests through build/testenv.sh (make test)")
-	}
-	t.Skip("no DISPLAY; run `make test`")
-}
+	"vroom/internal/testenv"
+)
 
 // buildDesktop builds the production binary exactly as `make build` does.
 func buildDesktop(t *testing.T) string {
@@ -98,7 +87,7 @@ func distinctColours(img image.Image) int {
 // The real production binary under Xvfb: its window appears, paints, and
 // SIGTERM closes it within 2 s with no process left behind.
 func TestDesktopWindow(t *testing.T) {
-	requireDisplay(t)
+	testenv.NeedDisplay(t)
 	t.Parallel()
 	bin := buildDesktop(t)
 

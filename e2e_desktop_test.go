@@ -30,6 +30,8 @@ import (
 	"vroom/agents"
 	"vroom/app"
 	"vroom/internal/modeltest"
+
+	"vroom/internal/testenv"
 )
 
 // The desktop end to end: the UI in headless Chromium against `wails dev`,
@@ -105,7 +107,7 @@ func startDesk(t *testing.T, srv *modeltest.Server) (string, string) {
 func headless(t *testing.T, url string) context.Context {
 	t.Helper()
 	allocCtx, cancel := chromedp.NewExecAllocator(t.Context(),
-		chromedp.ExecPath(chromiumPath(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.ExecPath(testenv.Chromium(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 800))
@@ -186,7 +188,7 @@ func plannerSpawns(spawns ...map[string]any) modeltest.Step {
 // executor appears with a live view whose frame counter rises; the run
 // finishes; the history lists it.
 func TestDesktopRunEndToEnd(t *testing.T) {
-	requireDisplay(t)
+	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
 	names := []string{"North", "East"}
@@ -353,7 +355,7 @@ func runLogs(t *testing.T, dataDir string) []agents.LogRecord {
 // the run's executor works in that tab; another tab dragged onto the
 // agent's tile hands the agent's sub-task to it. No new tab is opened.
 func TestDesktopDragTabs(t *testing.T) {
-	requireDisplay(t)
+	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
 	var mu sync.Mutex
@@ -442,7 +444,7 @@ func TestDesktopDragTabs(t *testing.T) {
 // page and the agent; deny leaves the site without an order, allow once
 // lets it through.
 func TestDesktopConfirmationCard(t *testing.T) {
-	requireDisplay(t)
+	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
 	srv.Script("planner", plannerSpawns(map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"}))
@@ -503,7 +505,7 @@ func TestDesktopScreenshots(t *testing.T) {
 	if dir == "" {
 		t.Skip("VROOM_SCREENSHOT_DIR is not set")
 	}
-	requireDisplay(t)
+	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
 	var spawns []map[string]any
@@ -663,7 +665,7 @@ func runLogsMatching(t *testing.T, dataDir, event string) []agents.LogRecord {
 // appears in the transcript and reaches every agent's next tool result; the
 // floor ring moves from one speaking agent's tile to the other's.
 func TestDesktopRoomCorrection(t *testing.T) {
-	requireDisplay(t)
+	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
 	srv.Script("planner", plannerSpawns(
@@ -716,7 +718,7 @@ func TestDesktopRoomCorrection(t *testing.T) {
 // gives the person the floor and cuts the message off: the transcript marks
 // it interrupted. Mute frees the floor and the run goes on.
 func TestDesktopUnmuteInterrupts(t *testing.T) {
-	requireDisplay(t)
+	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
 	srv.Script("planner", plannerSpawns(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))

@@ -17,6 +17,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/zalando/go-keyring"
+
+	"vroom/internal/testenv"
 )
 
 // syncBuffer collects a child's output while the test reads it.
@@ -45,24 +47,6 @@ func freePort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-// chromiumPath finds the browser the tests drive.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("VROOM_CHROME"), "/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/google-chrome"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" || os.Getenv("VROOM_TESTENV") != "" {
-		t.Fatal("no Chromium found (apt-get install chromium)")
-	}
-	t.Skip("no Chromium found")
-	return ""
 }
 
 // startWailsDev runs `wails dev` and returns the URL where the frontend is
@@ -133,9 +117,9 @@ func retype(css, text string) chromedp.Action[chromedp.Void] {
 // them: the key is in the real keyring, the settings file has the URL and not
 // the key.
 func TestFrontendSettingsEndToEnd(t *testing.T) {
-	requireDisplay(t)
-	requireSecretService(t)
-	chrome := chromiumPath(t)
+	testenv.NeedDisplay(t)
+	testenv.NeedSecretService(t)
+	chrome := testenv.Chromium(t)
 	configDir := t.TempDir()
 	url := startWailsDev(t, configDir)
 	t.Cleanup(func() { keyring.Delete("vroom", "openai-api-key") })

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/zalando/go-keyring"
+
+	"vroom/internal/testenv"
 )
 
 // memKeyring is an in-memory store for tests of code around the keyring.
@@ -40,22 +42,9 @@ var quiet = slog.New(slog.DiscardHandler)
 
 func noServer(context.Context) (LocalServer, bool) { return LocalServer{}, false }
 
-// requireSecretService skips on a developer laptop without a Secret Service
-// but fails in CI, where build/testenv.sh must have started one.
-func requireSecretService(t *testing.T) {
-	t.Helper()
-	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
-		return
-	}
-	if os.Getenv("CI") == "true" || os.Getenv("VROOM_TESTENV") != "" {
-		t.Fatal("no D-Bus session: run the tests through build/testenv.sh (make test)")
-	}
-	t.Skip("no D-Bus session with a Secret Service; run `make test`")
-}
-
 // The real gnome-keyring, through go-keyring: set, get, replace, delete.
 func TestSystemKeyringRoundTrip(t *testing.T) {
-	requireSecretService(t)
+	testenv.NeedSecretService(t)
 	s := NewSecrets(SystemKeyring{}, 5*time.Second)
 	s.getenv = func(string) string { return "" }
 	ctx := t.Context()

@@ -16,24 +16,9 @@ import (
 
 	"vroom/agents"
 	"vroom/internal/modeltest"
-)
 
-// needPulse skips without a sound server on a developer machine, and fails
-// in CI, where build/testenv.sh starts one with the vroom_micfeed sink.
-func needPulse(t *testing.T) {
-	t.Helper()
-	err := exec.Command("pactl", "list", "short", "sinks").Run()
-	if err == nil {
-		out, _ := exec.Command("pactl", "list", "short", "sinks").Output()
-		if strings.Contains(string(out), "vroom_micfeed") {
-			return
-		}
-	}
-	if os.Getenv("CI") == "true" || os.Getenv("VROOM_TESTENV") != "" {
-		t.Fatalf("no PulseAudio with vroom_micfeed: run through build/testenv.sh (%v)", err)
-	}
-	t.Skip("no PulseAudio with the vroom_micfeed sink; run `make test`")
-}
+	"vroom/internal/testenv"
+)
 
 // wavStats returns a 16-bit mono WAV's duration and RMS level (0..1).
 func wavStats(t *testing.T, wav []byte) (time.Duration, float64) {
@@ -67,7 +52,7 @@ func wavStats(t *testing.T, wav []byte) (time.Duration, float64) {
 // correction from the user.
 func TestSpokenCorrectionReachesEveryone(t *testing.T) {
 	needBrowser(t)
-	needPulse(t)
+	testenv.NeedPulse(t)
 	t.Parallel()
 
 	// A real spoken clip, padded with silence so the microphone is surely
