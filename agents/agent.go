@@ -29,10 +29,14 @@ const (
 	fullObsMsg
 	diffMsg
 	imageMsg
+	// pageTextMsg is read_page's text. It is counted apart from full
+	// observations so reading the page never pushes the last control list
+	// (and its refs) out of the prompt.
+	pageTextMsg
 )
 
 // How many messages of each kind stay whole; older ones shrink to a line.
-var keepWhole = map[msgKind]int{fullObsMsg: 2, diffMsg: 3, imageMsg: 1}
+var keepWhole = map[msgKind]int{fullObsMsg: 2, diffMsg: 3, imageMsg: 1, pageTextMsg: 1}
 
 type histMsg struct {
 	m     openai.ChatCompletionMessage

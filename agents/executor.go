@@ -314,7 +314,7 @@ func (e *executor) readPage(ctx context.Context) toolOut {
 		text = truncate(text, maxReadPage) + "\n(the page goes on; this is its first part)"
 	}
 	e.logStep(ToolCall{Name: "read_page"}, "{}", "read the page", true, "", len(text))
-	return toolOut{text: "the page's text:\n" + fence("read_page", text), kind: fullObsMsg}
+	return toolOut{text: "the page's text:\n" + fence("read_page", text), kind: pageTextMsg}
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, keeping newlines.
