@@ -12,4 +12,9 @@ echo "== go vet"
 go vet ./...
 
 echo "== go test"
-go test -count=1 -timeout 40m ${GOTESTFLAGS:-} ./...
+# One package at a time: the root package's end-to-end tests (wails dev, the
+# app's Chromium, a driving Chromium), app's and browser's each load both
+# cores on their own, and timing-sensitive tests (live frames, parallel
+# executors, cross-site iframe input) flake when all three share them. Tests
+# inside a package still run in parallel.
+go test -p 1 -count=1 -timeout 40m ${GOTESTFLAGS:-} ./...
