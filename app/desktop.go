@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -19,12 +16,13 @@ import (
 // WindowTitle is the desktop window's title; tests find the window by it.
 const WindowTitle = "Vroom"
 
-// RunDesktop opens the Vroom window and blocks until it closes. SIGINT and
-// SIGTERM close it the same way the window's close button does, so every
-// resource (the browser, agents, audio) is released before the process exits.
+// RunDesktop opens the Vroom window and blocks until it closes or ctx ends.
+// SIGINT and SIGTERM close it the same way the window's close button does,
+// so every resource (the browser, agents, audio) is released before the
+// process exits: Wails' own signal handler quits the GTK loop, which runs
+// OnShutdown. We must not quit it a second time on the same signal — two
+// gtk_main_quit calls race the loop's end and crash in cgo.
 func RunDesktop(ctx context.Context, a *App, assets fs.FS) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	err := wails.Run(&options.App{
 		Title:     WindowTitle,
 		Width:     1280,
