@@ -25,7 +25,6 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-	openai "github.com/sashabaranov/go-openai"
 
 	"vroom/agents"
 	"vroom/app"
@@ -142,21 +141,6 @@ func waitJS(t *testing.T, ctx context.Context, what, expr string, d time.Duratio
 	}
 }
 
-func toolResults(r *modeltest.Request) int {
-	n := 0
-	for _, m := range r.Chat.Messages {
-		if m.Role == openai.ChatMessageRoleTool {
-			n++
-		}
-	}
-	return n
-}
-
-func lastText(r *modeltest.Request) string {
-	m, _ := r.LastMessage()
-	return modeltest.MessageText(m)
-}
-
 var controlRE = regexp.MustCompile(`(?m)^[~+ ]*(e\d+) (\S+) "([^"]*)"`)
 
 func ref(text, role, name string) string {
@@ -173,11 +157,11 @@ func ref(text, role, name string) string {
 // finishes.
 func plannerSpawns(spawns ...map[string]any) modeltest.Step {
 	return modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		n := toolResults(r)
+		n := r.ToolResults()
 		if n < len(spawns) {
 			return modeltest.Call("spawn", spawns[n])
 		}
-		if strings.Contains(lastText(r), `"running":[]`) {
+		if strings.Contains(r.LastText(), `"running":[]`) {
 			return modeltest.Call("done", map[string]any{"summary": "all finished", "success": !strings.Contains(r.Text(), `"success":false`)})
 		}
 		return modeltest.Call("wait", map[string]any{"mode": "all"})
@@ -202,7 +186,7 @@ func TestDesktopRunEndToEnd(t *testing.T) {
 	release := make(chan struct{})
 	quoteRE := regexp.MustCompile(`Your quote is (\d+)`)
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		if toolResults(r) == 0 {
+		if r.ToolResults() == 0 {
 			return modeltest.Call("click", map[string]any{"ref": ref(r.Text(), "button", "Get quote")})
 		}
 		select {
@@ -244,7 +228,7 @@ func TestDesktopRunEndToEnd(t *testing.T) {
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, r := range srv.Requests("executor") {
-				t.Logf("executor request ends: %s", tailOf(lastText(r), 300))
+				t.Logf("executor request ends: %s", tailOf(r.LastText(), 300))
 			}
 			t.Logf("UI: %s", eval[string](t, ctx, `document.querySelector('main').innerText + ' | ' + document.querySelector('footer').innerText`))
 		}
@@ -364,14 +348,14 @@ func TestDesktopDragTabs(t *testing.T) {
 		mu.Lock()
 		id := first
 		mu.Unlock()
-		if toolResults(r) == 0 {
+		if r.ToolResults() == 0 {
 			if !strings.Contains(r.Text(), id) {
 				return modeltest.Call("done", map[string]any{"summary": "the attached tab was not in my prompt", "success": false})
 			}
 			return modeltest.Call("spawn", map[string]any{"task": "get a quote here", "tab": id})
 		}
 		// The agent handed the West tab reports last.
-		if strings.Contains(lastText(r), "worked in the West tab") {
+		if strings.Contains(r.LastText(), "worked in the West tab") {
 			return modeltest.Call("done", map[string]any{"summary": "all finished", "success": true})
 		}
 		return modeltest.Call("wait", map[string]any{"mode": "all"})
@@ -450,9 +434,9 @@ func TestDesktopConfirmationCard(t *testing.T) {
 	srv.Script("planner", plannerSpawns(map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"}))
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch {
-		case toolResults(r) == 0:
+		case r.ToolResults() == 0:
 			return modeltest.Call("click", map[string]any{"ref": ref(r.Text(), "button", "Place order")})
-		case strings.HasPrefix(lastText(r), "refused"):
+		case strings.HasPrefix(r.LastText(), "refused"):
 			return modeltest.Call("done", map[string]any{"summary": "the user refused the order", "success": false})
 		}
 		return modeltest.Call("done", map[string]any{"summary": "order placed", "success": true})
@@ -519,7 +503,7 @@ func TestDesktopScreenshots(t *testing.T) {
 	var placeRef atomic.Value // the buyer's ref for "Place order", from its first view
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		buyer := modeltest.SystemContains("mug in the cart")(r)
-		if buyer && toolResults(r) == 0 {
+		if buyer && r.ToolResults() == 0 {
 			placeRef.Store(ref(r.Text(), "button", "Place order"))
 		}
 		select {
@@ -674,7 +658,7 @@ func TestDesktopRoomCorrection(t *testing.T) {
 	))
 	const correction = "use the most recent quote only"
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		last := lastText(r)
+		last := r.LastText()
 		said := strings.Contains(r.Text(), "said (you hold the floor")
 		switch {
 		case strings.Contains(last, correction):

@@ -32,7 +32,7 @@ func formPage(ft *fakeTab) {
 // finish.
 func longScript(steps int) modeltest.Step {
 	return modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		n := toolResults(r)
+		n := r.ToolResults()
 		switch {
 		case n >= steps:
 			return done("filled", true)

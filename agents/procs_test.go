@@ -93,7 +93,7 @@ func TestParallelExecutors(t *testing.T) {
 		for _, task := range tasks {
 			tr.srv.Script("executor", modeltest.Step{Times: -1, Match: modeltest.SystemContains("Your task: " + task),
 				Func: func(r *modeltest.Request) modeltest.Reply {
-					if toolResults(r) >= 3 {
+					if r.ToolResults() >= 3 {
 						return modeltest.Slow(delay, done(task+" finished", true))
 					}
 					return modeltest.Slow(delay, modeltest.Call("scroll", map[string]any{"direction": "down"}))

@@ -13,23 +13,12 @@ import (
 	"vroom/internal/modeltest"
 )
 
-// toolResults counts a request's tool results.
-func toolResults(r *modeltest.Request) int {
-	n := 0
-	for _, m := range r.Chat.Messages {
-		if m.Role == openai.ChatMessageRoleTool {
-			n++
-		}
-	}
-	return n
-}
-
 // plannerScript spawns each task, waits for all, and finishes, whatever
 // interrupts its waits.
 func plannerScript(tasks ...string) modeltest.Step {
 	return modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		spawned := strings.Count(r.Text(), `"pid":`) // spawn results; wait results mention pids too, counted below
-		n := toolResults(r)
+		n := r.ToolResults()
 		if n < len(tasks) && spawned < len(tasks) {
 			return spawn(tasks[n])
 		}

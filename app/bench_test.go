@@ -116,7 +116,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	s := newSite(b)
 	srv := modeltest.New(b)
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		n := toolResults(r)
+		n := r.ToolResults()
 		switch {
 		case n >= steps:
 			return done("filled", true)

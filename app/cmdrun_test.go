@@ -95,11 +95,11 @@ func TestRunCommand(t *testing.T) {
 			srv := modeltest.New(t)
 			srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
 			srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-				n := toolResults(r)
+				n := r.ToolResults()
 				if n == 0 {
 					return call("click", "ref", ref(r.Text(), "button", "Get quote"))
 				}
-				if m := quoteRE.FindStringSubmatch(lastText(r)); m != nil {
+				if m := quoteRE.FindStringSubmatch(r.LastText()); m != nil {
 					return done("quote "+m[1], tc.success)
 				}
 				if n < 10 {

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"vroom/agents"
 	"vroom/browser"
 	"vroom/internal/modeltest"
@@ -272,16 +270,6 @@ func call(name string, kv ...any) modeltest.Reply {
 	return modeltest.Call(name, args)
 }
 
-func toolResults(r *modeltest.Request) int {
-	n := 0
-	for _, m := range r.Chat.Messages {
-		if m.Role == openai.ChatMessageRoleTool {
-			n++
-		}
-	}
-	return n
-}
-
 // calls lists the tool calls the agent has made so far, one "name args" a
 // line.
 func calls(r *modeltest.Request) string {
@@ -294,20 +282,15 @@ func calls(r *modeltest.Request) string {
 	return b.String()
 }
 
-func lastText(r *modeltest.Request) string {
-	m, _ := r.LastMessage()
-	return modeltest.MessageText(m)
-}
-
 // plannerScript spawns one executor per spawn argument list, then waits for
 // all and finishes with the executors' summaries.
 func plannerScript(spawns ...map[string]any) modeltest.Step {
 	return modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		n := toolResults(r)
+		n := r.ToolResults()
 		if n < len(spawns) {
 			return modeltest.Call("spawn", spawns[n])
 		}
-		last := lastText(r)
+		last := r.LastText()
 		if strings.Contains(last, `"running":[]`) {
 			return done("all finished: "+summaries(r), !strings.Contains(r.Text(), `"success":false`))
 		}

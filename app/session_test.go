@@ -286,10 +286,10 @@ func TestSessionAttachedTab(t *testing.T) {
 	}
 	closeLater(t, info.ID)
 	d.srv.Script("planner", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		if toolResults(r) == 0 {
+		if r.ToolResults() == 0 {
 			return call("spawn", "task", "read the account page", "tab", info.ID)
 		}
-		if strings.Contains(lastText(r), `"running":[]`) {
+		if strings.Contains(r.LastText(), `"running":[]`) {
 			return done("read it", true)
 		}
 		return call("wait", "mode", "all")
@@ -330,9 +330,9 @@ func TestSessionConfirmCard(t *testing.T) {
 			d.srv.Script("planner", plannerScript(map[string]any{"task": "buy the mug in the cart", "url": s.URL + "/shop.html"}))
 			d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 				switch {
-				case toolResults(r) == 0:
+				case r.ToolResults() == 0:
 					return call("click", "ref", ref(r.Text(), "button", "Place order"))
-				case strings.HasPrefix(lastText(r), "refused"):
+				case strings.HasPrefix(r.LastText(), "refused"):
 					return done("I did not place the order", false)
 				}
 				return done("order placed", true)
@@ -386,7 +386,7 @@ func TestSessionCorrectAndStop(t *testing.T) {
 	heard := make(chan struct{})
 	var once sync.Once
 	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		if strings.Contains(lastText(r), "use the most recent repo") {
+		if strings.Contains(r.LastText(), "use the most recent repo") {
 			once.Do(func() { close(heard) })
 		}
 		return modeltest.Slow(20*time.Millisecond, call("read_page"))
@@ -553,9 +553,9 @@ func TestSessionHandTab(t *testing.T) {
 	// replacement is not among the pids its first wait was for.
 	d.srv.Script("planner", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch {
-		case toolResults(r) == 0:
+		case r.ToolResults() == 0:
 			return call("spawn", "task", "read the account", "url", s.URL+"/quote.html")
-		case strings.Contains(lastText(r), "in the person's tab"):
+		case strings.Contains(r.LastText(), "in the person's tab"):
 			return done("read it", true)
 		}
 		return call("wait", "mode", "all")
@@ -605,10 +605,10 @@ func TestSessionAskCard(t *testing.T) {
 	s := newSite(t)
 	d.srv.Script("planner", plannerScript(map[string]any{"task": "pick a mug", "url": s.URL + "/shop.html"}))
 	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		if toolResults(r) == 0 {
+		if r.ToolResults() == 0 {
 			return call("ask_user", "question", "Which colour?", "options", []string{"blue", "red"})
 		}
-		return done("picked "+strings.TrimPrefix(lastText(r), "the user answered: "), true)
+		return done("picked "+strings.TrimPrefix(r.LastText(), "the user answered: "), true)
 	}})
 	if _, err := d.Submit("pick a mug for me", nil); err != nil {
 		t.Fatal(err)

@@ -162,7 +162,7 @@ func TestSpokenCorrectionReachesEveryone(t *testing.T) {
 	const marked = "PRIORITY INSTRUCTION FROM THE USER (it overrides your task where they conflict): " + heard
 	var execHeard int
 	for _, r := range srv.Requests("executor") {
-		if strings.Contains(lastText(r), marked) {
+		if strings.Contains(r.LastText(), marked) {
 			execHeard++
 		}
 	}

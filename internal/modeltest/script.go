@@ -194,15 +194,7 @@ func MessageContains(role, s string) Matcher {
 // ToolResults matches when the request carries exactly n tool results,
 // i.e. the agent is at its (n+1)th model call.
 func ToolResults(n int) Matcher {
-	return func(r *Request) bool {
-		c := 0
-		for _, m := range r.Chat.Messages {
-			if m.Role == openai.ChatMessageRoleTool {
-				c++
-			}
-		}
-		return c == n
-	}
+	return func(r *Request) bool { return r.ToolResults() == n }
 }
 
 // MessageText joins the text of a message, whether it is a plain string or

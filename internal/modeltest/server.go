@@ -42,6 +42,25 @@ func (r *Request) LastMessage() (openai.ChatCompletionMessage, bool) {
 	return r.Chat.Messages[len(r.Chat.Messages)-1], true
 }
 
+// LastText returns the text of the request's last message: usually the
+// tool result the agent is answering.
+func (r *Request) LastText() string {
+	m, _ := r.LastMessage()
+	return MessageText(m)
+}
+
+// ToolResults counts the tool results the request carries: the agent is at
+// its (n+1)th model call.
+func (r *Request) ToolResults() int {
+	n := 0
+	for _, m := range r.Chat.Messages {
+		if m.Role == openai.ChatMessageRoleTool {
+			n++
+		}
+	}
+	return n
+}
+
 // Text returns the text of every message joined by newlines, for
 // assertions that something reached the model at all.
 func (r *Request) Text() string {
