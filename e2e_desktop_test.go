@@ -99,7 +99,19 @@ func startDesk(t *testing.T, srv *modeltest.Server) (string, string) {
 	if err := (app.SettingsStore{Path: filepath.Join(configDir, "settings.json")}).Save(st); err != nil {
 		t.Fatal(err)
 	}
-	return startWailsDev(t, configDir, "VROOM_DATA_DIR="+dataDir), dataDir
+	url := startWailsDev(t, configDir, "VROOM_DATA_DIR="+dataDir)
+	t.Cleanup(func() {
+		// A failed scenario's run logs say what the agents did and why.
+		if !t.Failed() {
+			return
+		}
+		logs, _ := filepath.Glob(filepath.Join(dataDir, "runs", "*.jsonl"))
+		for _, p := range logs {
+			b, _ := os.ReadFile(p)
+			t.Logf("%s:\n%s", p, b)
+		}
+	})
+	return url, dataDir
 }
 
 // headless opens the UI in a headless Chromium.
@@ -137,7 +149,11 @@ func waitJS(t *testing.T, ctx context.Context, what, expr string, d time.Duratio
 	pctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	if _, err := chromedp.Run(pctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
+		// What the page showed is what tells a flake from a bug.
+		dctx, dcancel := context.WithTimeout(ctx, 2*time.Second)
+		defer dcancel()
+		text, _ := chromedp.Run(dctx, chromedp.Evaluate[string](`document.body.innerText`))
+		t.Fatalf("waiting for %s: %v\npage text:\n%s", what, err, text)
 	}
 }
 

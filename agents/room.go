@@ -167,25 +167,26 @@ func (r *Room) Corrected() <-chan struct{} {
 // UserStarts gives the person the floor at once (unmute or push-to-talk):
 // whoever speaks is cut off and their message marked interrupted.
 func (r *Room) UserStarts() {
-	c := r.floor.TakeUser()
-	if c == nil {
-		return
+	if c := r.floor.TakeUser(); c != nil {
+		r.markInterrupted(c)
 	}
+}
+
+// markInterrupted marks c's message interrupted and tells the UI, once.
+// Both the person's unmute and the end of playback call it: whichever comes
+// first wins, so the mark is never lost to the other's timing.
+func (r *Room) markInterrupted(c *Claim) {
 	r.mu.Lock()
 	i, ok := r.claims[c]
-	if ok {
-		r.entries[i].Interrupted = true
-		delete(r.claims, c)
+	if !ok || i >= len(r.entries) || r.entries[i].Interrupted {
+		r.mu.Unlock()
+		return
 	}
-	var e Entry
-	if ok {
-		e = r.entries[i]
-	}
+	r.entries[i].Interrupted = true
+	e := r.entries[i]
 	r.mu.Unlock()
-	if ok {
-		r.publish(Event{Kind: EventTranscript, Agent: e.Speaker, Data: e})
-		r.cfg.Log.Write(LogRecord{Event: "interrupted", Agent: e.Speaker, Text: e.Text})
-	}
+	r.publish(Event{Kind: EventTranscript, Agent: e.Speaker, Data: e})
+	r.cfg.Log.Write(LogRecord{Event: "interrupted", Agent: e.Speaker, Text: e.Text})
 }
 
 // UserSays adds what the person said (transcribed) or typed. It reaches
@@ -286,20 +287,22 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 // record stores what an utterance played in its entry.
 func (r *Room) record(c *Claim, u Utterance) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	i, ok := r.claims[c]
-	if !ok || i >= len(r.entries) {
-		return
+	if i, ok := r.claims[c]; ok && i < len(r.entries) {
+		r.entries[i].Played = u.Played()
 	}
-	r.entries[i].Played = u.Played()
+	r.mu.Unlock()
 	if u.Interrupted() {
-		r.entries[i].Interrupted = true
+		r.markInterrupted(c)
 	}
 }
 
-// forget drops a claim once it has ended.
+// forget drops a claim once it has ended. An interrupted claim's message
+// is marked first: the person's unmute may not have found it yet.
 func (r *Room) forget(c *Claim, _ Utterance) {
 	<-c.Done()
+	if c.Reason() == Interrupted {
+		r.markInterrupted(c)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.claims, c)

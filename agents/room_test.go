@@ -207,6 +207,29 @@ func TestRoomUserInterruptsSpeaker(t *testing.T) {
 	})
 }
 
+// TestRoomInterruptionNeverLost: the playback goroutine may see the claim
+// end and drop it before UserStarts looks it up (the CI flake of
+// TestDesktopUnmuteInterrupts). Taking the floor behind the room's back
+// forces that order: the mark must still reach the event stream.
+func TestRoomInterruptionNeverLost(t *testing.T) {
+	t.Parallel()
+	r := NewRoom(RoomConfig{Clock: newFakeClock(), Voice: &fakeVoice{}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub := r.Subscribe(ctx)
+	if _, err := r.Speak(ctx, "agent 1", "a long message"); err != nil {
+		t.Fatal(err)
+	}
+	r.Floor().TakeUser()
+	waitEvent(t, sub, "the interruption on the event stream", func(e Event) bool {
+		en, ok := e.Data.(Entry)
+		return ok && e.Kind == EventTranscript && en.Interrupted
+	})
+	if tr := r.Transcript(); !tr[0].Interrupted {
+		t.Fatal("message not marked interrupted")
+	}
+}
+
 func TestRoomEventsNeverBlockAndCoalesce(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
