@@ -77,6 +77,9 @@ type agent struct {
 	exec      func(ctx context.Context, tc ToolCall) toolOut
 	// onUsage is told after each call (the executor updates its process).
 	onUsage func()
+	// beforeTurn, when set, runs before each model call (an executor
+	// waits there while the person has its tab).
+	beforeTurn func(ctx context.Context) error
 }
 
 func (a *agent) add(m openai.ChatCompletionMessage, kind msgKind, short string) {
@@ -173,6 +176,11 @@ func (a *agent) loop(ctx context.Context) (final, error) {
 		}
 		if a.steps >= a.r.cfg.Budget.Steps {
 			return final{summary: fmt.Sprintf("stopped: the step budget of %d was used up before the task was done", a.r.cfg.Budget.Steps)}, ErrStepBudget
+		}
+		if a.beforeTurn != nil {
+			if err := a.beforeTurn(ctx); err != nil {
+				return final{}, err
+			}
 		}
 		reply, err := a.call(ctx)
 		if err != nil {

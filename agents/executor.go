@@ -48,12 +48,14 @@ type executor struct {
 	tab      Tab
 	task     string
 	noEffect map[string]int
+	takes    int // take-overs seen when this turn began (see hold.enter)
 }
 
 func newExecutor(r *Run, p *proc, tab Tab) *executor {
 	e := &executor{proc: p, tab: tab, task: p.info.Task, noEffect: map[string]int{}}
 	e.agent = agent{r: r, name: p.info.Agent, pid: p.info.PID, role: RoleExecutor, tools: ExecutorTools()}
 	e.exec = e.execTool
+	e.beforeTurn = e.heldTurn
 	e.onUsage = func() { r.procs.account(p, e.steps+1, e.usage) }
 	return e
 }
@@ -74,11 +76,15 @@ func (e *executor) run(ctx context.Context) (final, error) {
 }
 
 func (e *executor) waiting(on bool) {
+	s := ProcRunning
+	if on {
+		s = ProcWaiting
+	}
 	e.r.procs.update(e.proc, func(i *ProcInfo) {
-		if on {
-			i.State = ProcWaiting
+		if i.State == ProcTakenOver {
+			e.proc.resumeTo = s
 		} else {
-			i.State = ProcRunning
+			i.State = s
 		}
 	})
 }
@@ -212,6 +218,14 @@ func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 			}
 		}
 	}
+	skip, release, err := e.useTab(ctx, shown.String())
+	if err != nil {
+		return toolOut{text: "error: " + err.Error()}
+	}
+	if skip != nil {
+		return *skip
+	}
+	defer release()
 	o, err := e.tab.Act(ctx, a)
 	if err != nil {
 		e.logStep(tc, args, "error: "+err.Error(), false, "", 0)
@@ -296,6 +310,14 @@ func (e *executor) checkLanded(ctx context.Context, raw string) error {
 }
 
 func (e *executor) screenshot(ctx context.Context) toolOut {
+	skip, release, err := e.useTab(ctx, "screenshot")
+	if err != nil {
+		return toolOut{text: "error: " + err.Error()}
+	}
+	if skip != nil {
+		return *skip
+	}
+	defer release()
 	s, err := e.tab.Screenshot(ctx)
 	if err != nil {
 		return toolOut{text: "error: screenshot: " + err.Error()}
@@ -306,6 +328,14 @@ func (e *executor) screenshot(ctx context.Context) toolOut {
 }
 
 func (e *executor) readPage(ctx context.Context) toolOut {
+	skip, release, err := e.useTab(ctx, "read_page")
+	if err != nil {
+		return toolOut{text: "error: " + err.Error()}
+	}
+	if skip != nil {
+		return *skip
+	}
+	defer release()
 	text, err := e.tab.ReadPage(ctx)
 	if err != nil {
 		return toolOut{text: "error: read_page: " + err.Error()}

@@ -219,6 +219,12 @@ func (p *fakeTabs) put(t *fakeTab) {
 	p.tabs[t.id] = t
 }
 
+func (p *fakeTabs) tab(id string) *fakeTab {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.tabs[id]
+}
+
 func (p *fakeTabs) openedCount() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -51,6 +51,8 @@ type proc struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	reported bool // the planner has seen its result
+	hold     *hold
+	resumeTo ProcState // the state a taken-over process returns to; guarded by procTable.mu
 }
 
 // procTable is a run's executors, addressed by PID.
@@ -92,9 +94,24 @@ func (t *procTable) add(task string, cancel context.CancelFunc) (*proc, error) {
 		info:   ProcInfo{PID: t.next, Agent: fmt.Sprintf("agent %d", t.next), Task: task, State: ProcRunning, Started: t.clock.Now()},
 		cancel: cancel,
 		done:   make(chan struct{}),
+		hold:   &hold{},
 	}
 	t.procs[p.info.PID] = p
 	t.notify(p)
+	return p, nil
+}
+
+// get returns a live process.
+func (t *procTable) get(pid int) (*proc, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, ok := t.procs[pid]
+	if !ok {
+		return nil, ErrNoProcess
+	}
+	if p.info.State.Finished() {
+		return nil, fmt.Errorf("%w: it has %s", ErrNoProcess, p.info.State)
+	}
 	return p, nil
 }
 

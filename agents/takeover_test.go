@@ -1,0 +1,203 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"vroom/internal/modeltest"
+)
+
+// takeoverPage is a form with an email field and a Save button.
+func takeoverPage(ft *fakeTab) {
+	ft.addControl(&fakeControl{ref: "e1", role: "textbox", name: "Email"})
+	ft.addControl(&fakeControl{ref: "e2", role: "button", name: "Save", click: func(t *fakeTab) string { return "saved" }})
+}
+
+func waitState(t *testing.T, r *Run, pid int, want ProcState) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sub := r.Room().Subscribe(ctx)
+	for {
+		for _, p := range r.Procs() {
+			if p.PID == pid && p.State == want {
+				return
+			}
+		}
+		select {
+		case <-sub.C():
+		case <-ctx.Done():
+			t.Fatalf("process %d never reached %s: %+v", pid, want, r.Procs())
+		}
+	}
+}
+
+// TestTakeOverDuringModelCall: the person takes the tab while the model is
+// deciding. The action it decides on is not performed (it was chosen for a
+// page the person then changed); its result is the person's note and a
+// fresh view, and the agent goes on from there.
+func TestTakeOverDuringModelCall(t *testing.T) {
+	t.Parallel()
+	tr := newTestRun(t, nil)
+	tr.tabs.page = takeoverPage
+	inCall, decide := make(chan struct{}), make(chan struct{})
+	var second atomic.Value
+	tr.srv.Script("executor",
+		modeltest.Step{Func: func(r *modeltest.Request) modeltest.Reply {
+			close(inCall)
+			<-decide
+			return modeltest.Call("type", map[string]any{"ref": "e1", "text": "agent@example.com"})
+		}},
+		modeltest.Step{Func: func(r *modeltest.Request) modeltest.Reply {
+			second.Store(r.LastText())
+			return done("saved with the person's email", true)
+		}},
+	)
+	ctx := context.Background()
+	p, err := tr.Spawn(ctx, "fill in the email and save", "", "http://form.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-inCall
+	info, err := tr.TakeOver(ctx, p.PID)
+	if err != nil || info.State != ProcTakenOver {
+		t.Fatalf("take over: %v %+v", err, info)
+	}
+	close(decide)
+	ft := tr.tabs.tab("tab-1")
+	// The person types while the agent waits.
+	if _, err := ft.Act(ctx, Action{Kind: ActType, Ref: "e1", Text: "person@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.HandBack(p.PID, "I typed my own email; just press Save"); err != nil {
+		t.Fatal(err)
+	}
+	w, err := tr.Wait(ctx, []int{p.PID}, true, 10*time.Second)
+	if err != nil || len(w.Finished) != 1 || !w.Finished[0].Success {
+		t.Fatalf("%v %+v", err, w)
+	}
+	for _, a := range ft.actions() {
+		if a.Text == "agent@example.com" {
+			t.Fatalf("the agent typed over the person after the hand-back: %+v\n%s", ft.actions(), tr.log.b.String())
+		}
+	}
+	got, _ := second.Load().(string)
+	for _, want := range []string{"not performed", "<user_correction>\nI typed my own email; just press Save", "person@example.com"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the next tool result lacks %q:\n%s", want, got)
+		}
+	}
+	var events []string
+	for _, rec := range tr.log.records(t) {
+		if rec.Event == "take_over" || rec.Event == "hand_back" || rec.Event == "skipped" {
+			events = append(events, rec.Event)
+		}
+	}
+	if strings.Join(events, ",") != "take_over,skipped,hand_back" && strings.Join(events, ",") != "take_over,hand_back,skipped" {
+		t.Errorf("log events: %v", events)
+	}
+}
+
+// TestTakeOverWaitsForTheAction: taken over mid-action, the take-over
+// returns only when the action has ended, and no model call is made until
+// the hand-back, whose note joins the tool result the model reads next.
+func TestTakeOverWaitsForTheAction(t *testing.T) {
+	t.Parallel()
+	tr := newTestRun(t, nil)
+	acting, finish := make(chan struct{}), make(chan struct{})
+	tr.tabs.page = func(ft *fakeTab) {
+		takeoverPage(ft)
+		ft.controls[1].click = func(t *fakeTab) string {
+			close(acting)
+			<-finish
+			return "saved"
+		}
+	}
+	var handedBack atomic.Bool
+	var second atomic.Value
+	tr.srv.Script("executor",
+		modeltest.Step{Reply: modeltest.Call("click", map[string]any{"ref": "e2"})},
+		modeltest.Step{Func: func(r *modeltest.Request) modeltest.Reply {
+			if !handedBack.Load() {
+				second.Store("called before the hand-back")
+			} else {
+				second.Store(r.LastText())
+			}
+			return done("saved", true)
+		}},
+	)
+	ctx := context.Background()
+	p, err := tr.Spawn(ctx, "save", "", "http://form.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-acting
+	took := make(chan error, 1)
+	go func() {
+		_, err := tr.TakeOver(ctx, p.PID)
+		took <- err
+	}()
+	waitState(t, tr.Run, p.PID, ProcTakenOver)
+	select {
+	case err := <-took:
+		t.Fatalf("take over returned while the click was still running: %v", err)
+	default:
+	}
+	close(finish)
+	if err := <-took; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.HandBack(p.PID+1, "x"); !errors.Is(err, ErrNoProcess) {
+		t.Errorf("hand back of an unknown process: %v", err)
+	}
+	handedBack.Store(true)
+	if _, err := tr.HandBack(p.PID, "carry on"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.HandBack(p.PID, "again"); !errors.Is(err, ErrNotTakenOver) {
+		t.Errorf("second hand back: %v", err)
+	}
+	w, err := tr.Wait(ctx, []int{p.PID}, true, 10*time.Second)
+	if err != nil || len(w.Finished) != 1 || !w.Finished[0].Success {
+		t.Fatalf("%v %+v", err, w)
+	}
+	got, _ := second.Load().(string)
+	if !strings.Contains(got, "saved") || !strings.Contains(got, "<user_correction>\ncarry on") {
+		t.Errorf("the next model call saw:\n%s", got)
+	}
+}
+
+// TestKillWhileTakenOver: the kill switch ends a paused executor.
+func TestKillWhileTakenOver(t *testing.T) {
+	t.Parallel()
+	tr := newTestRun(t, nil)
+	tr.tabs.page = takeoverPage
+	inCall, decide := make(chan struct{}), make(chan struct{})
+	tr.srv.Script("executor", modeltest.Step{Func: func(r *modeltest.Request) modeltest.Reply {
+		close(inCall)
+		<-decide
+		return modeltest.Call("click", map[string]any{"ref": "e2"})
+	}})
+	ctx := context.Background()
+	p, err := tr.Spawn(ctx, "save", "", "http://form.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-inCall
+	if _, err := tr.TakeOver(ctx, p.PID); err != nil {
+		t.Fatal(err)
+	}
+	close(decide)
+	tr.Kill("the person stopped the run")
+	w, err := tr.Wait(ctx, []int{p.PID}, true, 10*time.Second)
+	if err != nil || len(w.Finished) != 1 || w.Finished[0].State != ProcKilled {
+		t.Fatalf("%v %+v", err, w)
+	}
+	if n := len(tr.tabs.tab("tab-1").actions()); n != 0 {
+		t.Errorf("the killed agent acted %d times", n)
+	}
+}
