@@ -1,0 +1,390 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"vroom/agents"
+)
+
+// Errors Replay returns.
+var (
+	// ErrBadRunID is returned for an id that is not a run id: only ids
+	// agents.NewRunID makes are accepted, so no id can name a file outside
+	// the runs directory.
+	ErrBadRunID = errors.New("not a run id")
+	// ErrNoSuchRun is returned when no log exists for a well-formed id.
+	ErrNoSuchRun = errors.New("no such run")
+)
+
+// runIDRE matches agents.NewRunID: start time, then four hex digits.
+var runIDRE = regexp.MustCompile(`^[0-9]{8}-[0-9]{6}-[0-9a-f]{4}$`)
+
+// MaxReplayEntries bounds a replay's timeline, so a runaway run's log
+// cannot make the UI render without end; the rest is cut and the replay
+// says so.
+const MaxReplayEntries = 5000
+
+// Who names an entry's actor besides the planner and the agents.
+const (
+	// WhoYou is the person: corrections, answers, take-overs.
+	WhoYou = "you"
+	// WhoSystem is the run itself: start, end, kill switch, notices.
+	WhoSystem = "system"
+)
+
+// Replay is a past run to play back: its history row and what happened,
+// in order. It is built from the run log alone, so it holds nothing the
+// log redacted and playing it drives no browser.
+type Replay struct {
+	Run RunSummary `json:"run"`
+	// DurationMS is the offset of the last entry.
+	DurationMS int64 `json:"duration_ms"`
+	// Lanes are the actors in order of first appearance: the planner,
+	// agents, you, system.
+	Lanes    []string      `json:"lanes"`
+	Timeline []ReplayEntry `json:"timeline"`
+	// Truncated says the log held more than MaxReplayEntries entries.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// ReplayEntry is one thing that happened in a run.
+type ReplayEntry struct {
+	// AtMS is the time since the run started, in milliseconds.
+	AtMS int64 `json:"at_ms"`
+	// Who acted: "planner", "agent N", WhoYou or WhoSystem.
+	Who string `json:"who"`
+	// Agent is the agent the entry concerns when that is not Who: the
+	// agent spawned, killed, taken over or answered.
+	Agent string `json:"agent,omitempty"`
+	// Kind is what happened: run_start, spawn, spawn_failed, wait, kill,
+	// tool, refused, confirm_asked, confirm_answered, ask, answer,
+	// speech, correction, interrupted, take_over, hand_back, skipped,
+	// agent_done, killed, run_done, error, and bookkeeping kinds (model,
+	// observe, floor, notice, tabs_closed) marked Detail.
+	Kind string `json:"kind"`
+	// Text is one readable line.
+	Text    string `json:"text"`
+	Step    int    `json:"step,omitempty"`
+	Tool    string `json:"tool,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	// Effect is whether a tool step changed anything visible.
+	Effect  *bool   `json:"effect,omitempty"`
+	URL     string  `json:"url,omitempty"`
+	Success *bool   `json:"success,omitempty"`
+	Tokens  int     `json:"tokens,omitempty"`
+	Cost    float64 `json:"cost,omitempty"`
+	// Detail marks bookkeeping a viewer hides by default: model calls,
+	// observations, floor claims and notices that repeat other entries.
+	Detail bool `json:"detail,omitempty"`
+}
+
+// Replay reads the run id's log into a timeline.
+func (a *App) Replay(id string) (Replay, error) {
+	if !runIDRE.MatchString(id) {
+		return Replay{}, fmt.Errorf("replay %q: %w", id, ErrBadRunID)
+	}
+	dir, err := a.dataDir()
+	if err != nil {
+		return Replay{}, fmt.Errorf("replay %s: %w", id, err)
+	}
+	path := filepath.Join(dir, "runs", id+".jsonl")
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Replay{}, fmt.Errorf("replay %s: %w", id, ErrNoSuchRun)
+	}
+	if err != nil {
+		return Replay{}, fmt.Errorf("replay %s: %w", id, err)
+	}
+	defer f.Close()
+	// A run still being written, or cut by a crash, may end in a partial
+	// line: what was read before it is still worth replaying.
+	recs, rerr := agents.ReadRunLog(f)
+	if rerr != nil && len(recs) == 0 {
+		return Replay{}, fmt.Errorf("replay %s: %w", id, rerr)
+	}
+	rs, _ := summarize(path)
+	rs.ID = id
+	if rs.Outcome == "" {
+		rs.Outcome = "unfinished"
+	}
+	rp := Replay{Run: rs, Lanes: []string{}, Timeline: []ReplayEntry{}}
+	rp.Timeline, rp.Truncated = replayTimeline(recs, MaxReplayEntries)
+	seen := map[string]bool{}
+	for _, e := range rp.Timeline {
+		for _, w := range []string{e.Who, e.Agent} {
+			if w != "" && !seen[w] {
+				seen[w] = true
+				rp.Lanes = append(rp.Lanes, w)
+			}
+		}
+		rp.DurationMS = max(rp.DurationMS, e.AtMS)
+	}
+	sort.SliceStable(rp.Lanes, func(i, j int) bool { return replayLaneRank(rp.Lanes[i]) < replayLaneRank(rp.Lanes[j]) })
+	return rp, nil
+}
+
+// replayLaneRank orders lanes: the planner, agents by number, you, system.
+func replayLaneRank(who string) int {
+	switch {
+	case who == "planner":
+		return 0
+	case who == WhoYou:
+		return 1 << 30
+	case who == WhoSystem:
+		return 1<<30 + 1
+	case strings.HasPrefix(who, "agent "):
+		if n, err := strconv.Atoi(strings.TrimPrefix(who, "agent ")); err == nil {
+			return 1 + n
+		}
+	}
+	return 1<<30 - 1
+}
+
+// replayTimeline turns log records into entries, at most limit of them, and
+// reports whether some were cut.
+func replayTimeline(recs []agents.LogRecord, limit int) ([]ReplayEntry, bool) {
+	out := []ReplayEntry{}
+	if len(recs) == 0 {
+		return out, false
+	}
+	start := recs[0].Time
+	for _, r := range recs {
+		if r.Event == "run_start" {
+			start = r.Time
+			break
+		}
+	}
+	// An agent's speech is logged twice: as a transcript entry when it
+	// starts and as a speech record once the call returns.
+	spoken := map[string]int{}
+	for _, r := range recs {
+		e, ok := replayEntryOf(r, spoken)
+		if !ok {
+			continue
+		}
+		if len(out) == limit {
+			return out, true
+		}
+		e.AtMS = max(0, r.Time.Sub(start).Milliseconds())
+		out = append(out, e)
+	}
+	return out, false
+}
+
+// replayEntryOf renders one record; ok is false for a record that repeats one
+// already shown.
+func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok bool) {
+	e = ReplayEntry{Who: replayActor(r.Agent), Kind: r.Event, Step: r.Step, URL: r.URL, Success: r.Success}
+	if r.Usage != nil {
+		e.Tokens, e.Cost = r.Usage.Total(), r.Usage.Cost
+	}
+	errText := oneLine(r.Error, 300)
+	switch r.Event {
+	case "run_start":
+		e.Who, e.Text = WhoSystem, "task: "+oneLine(r.Text, 300)
+	case "spawn":
+		e.Who, e.Agent = "planner", r.Agent
+		e.Text = fmt.Sprintf("spawned %s", r.Agent)
+		if r.Tab != "" {
+			e.Text += " on tab " + r.Tab
+		}
+		e.Text += ": " + oneLine(r.Text, 240)
+	case "spawn_failed":
+		e.Kind, e.Text = "error", "could not spawn "+quoteLine(r.Text, 160)+": "+errText
+	case "wait":
+		e.Text = "waits for " + oneLine(r.Text, 120)
+	case "kill":
+		e.Agent = fmt.Sprintf("agent %d", r.PID)
+		e.Text = "killed " + e.Agent
+	case "tool":
+		e.Tool, e.Outcome, e.Effect = r.Tool, oneLine(r.Outcome, 300), r.Effect
+		e.Text = replayToolLine(r.Tool, r.Args)
+	case "policy_denied":
+		e.Kind, e.Tool = "refused", r.Tool
+		e.Text = "refused " + replayToolLine(r.Tool, r.Args) + ": " + errText
+	case "confirm_asked":
+		e.Tool = r.Tool
+		e.Text = "asks you to confirm " + replayToolLine(r.Tool, r.Args)
+		if r.Text != "" {
+			e.Text += " on " + quoteLine(r.Text, 80)
+		}
+	case "confirm_answered":
+		e.Who, e.Agent, e.Tool = WhoYou, replayActor(r.Agent), r.Tool
+		e.Text = fmt.Sprintf("answered %s's confirmation: %s", e.Agent, oneLine(r.Text, 200))
+	case "ask_user":
+		e.Kind, e.Text = "ask", "asks you: "+oneLine(r.Text, 300)
+	case "user_answer":
+		e.Who, e.Agent, e.Kind = WhoYou, replayActor(r.Agent), "answer"
+		e.Text = fmt.Sprintf("answered %s: %s", e.Agent, oneLine(r.Text, 300))
+	case "transcript":
+		switch agents.EntryKind(r.Kind) {
+		case agents.EntrySpeech:
+			spoken[r.Agent+"\x00"+r.Text]++
+			e.Kind, e.Text = "speech", oneLine(r.Text, 500)
+		case agents.EntryCorrection:
+			e.Kind, e.Text = "correction", oneLine(r.Text, 500)
+		default:
+			e.Kind, e.Text, e.Detail = "notice", oneLine(r.Text, 300), true
+		}
+	case "speech":
+		k := r.Agent + "\x00" + r.Text
+		if spoken[k] > 0 {
+			spoken[k]--
+			return e, false
+		}
+		e.Text = oneLine(r.Text, 500)
+	case "interrupted":
+		e.Text = "was cut off: " + quoteLine(r.Text, 200)
+	case "floor_claimed":
+		e.Kind, e.Text, e.Detail = "floor", "takes the floor", true
+	case "floor_rejected":
+		e.Kind, e.Text, e.Detail = "floor", "could not speak: "+errText, true
+	case "speech_failed":
+		e.Kind, e.Text = "error", "speech failed: "+errText
+	case "take_over":
+		e.Who, e.Agent = WhoYou, r.Agent
+		e.Text = fmt.Sprintf("took over %s's tab %s", r.Agent, r.Tab)
+	case "hand_back":
+		e.Who, e.Agent = WhoYou, r.Agent
+		e.Text = fmt.Sprintf("handed %s its tab back", r.Agent)
+		if r.Text != "" {
+			e.Text += ": " + oneLine(r.Text, 300)
+		}
+	case "skipped":
+		e.Text = oneLine(r.Text, 300)
+	case "agent_done":
+		verdict := "finished"
+		if r.Success == nil || !*r.Success {
+			verdict = "failed"
+		}
+		e.Text = verdict + ": " + oneLine(r.Text, 400)
+	case "killed":
+		e.Who, e.Text = WhoSystem, "run stopped: "+oneLine(r.Text, 300)
+	case "run_done":
+		e.Who = WhoSystem
+		verdict := "run done"
+		if r.Success == nil || !*r.Success {
+			verdict = "run failed"
+		}
+		e.Text = verdict + ": " + oneLine(r.Text, 400)
+	case "model":
+		e.Detail = true
+		e.Text = fmt.Sprintf("model call (%s)", r.Kind)
+		if r.Text != "" {
+			e.Text += " → " + oneLine(r.Text, 120)
+		}
+	case "observe":
+		e.Detail = true
+		e.Text = fmt.Sprintf("observed %s (%d bytes)", r.URL, r.Bytes)
+	case "nudge":
+		e.Text = "replied without a tool call: " + quoteLine(r.Text, 200)
+	case "salvaged":
+		e.Text = "its reply was taken as done: " + quoteLine(r.Text, 200)
+	case "malformed":
+		e.Kind, e.Tool = "error", r.Tool
+		e.Text = "malformed " + r.Tool + " call: " + errText
+	case "call_reissued":
+		e.Kind, e.Text = "reissued", oneLine(r.Text, 200)
+	case "tabs_closed":
+		e.Who, e.Detail = WhoSystem, true
+		e.Text = "closed " + oneLine(r.Text, 60)
+	case "error", "log_error":
+		e.Kind, e.Text = "error", errText
+	default:
+		// A record this version does not know still shows, as the log
+		// line it is.
+		e.Text = oneLine(agents.FormatRecord(r, r.Time), 300)
+	}
+	if r.Error != "" && e.Kind != "error" && e.Kind != "refused" && e.Kind != "floor" {
+		e.Text += " (error: " + errText + ")"
+	}
+	return e, true
+}
+
+// replayActor names a record's actor for the person.
+func replayActor(agent string) string {
+	switch agent {
+	case "":
+		return WhoSystem
+	case agents.User:
+		return WhoYou
+	}
+	return agent
+}
+
+// replayToolLine renders a tool call compactly: "click e17", "type e5 "hello"".
+// Its arguments are the log's, so anything masked there stays masked.
+func replayToolLine(tool string, args json.RawMessage) string {
+	var m map[string]any
+	if len(args) == 0 || json.Unmarshal(args, &m) != nil {
+		if len(args) > 0 {
+			return tool + " " + oneLine(string(args), 160)
+		}
+		return tool
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	order := map[string]int{"ref": 0, "url": 1, "text": 2, "option": 3, "key": 4, "x": 5, "y": 6, "direction": 7}
+	sort.Slice(keys, func(i, j int) bool {
+		oi, iok := order[keys[i]]
+		oj, jok := order[keys[j]]
+		switch {
+		case iok && jok:
+			return oi < oj
+		case iok != jok:
+			return iok
+		}
+		return keys[i] < keys[j]
+	})
+	var b strings.Builder
+	b.WriteString(tool)
+	for _, k := range keys {
+		b.WriteByte(' ')
+		switch v := m[k].(type) {
+		case string:
+			if k == "ref" || k == "url" || k == "key" || k == "direction" {
+				b.WriteString(oneLine(v, 120))
+			} else {
+				b.WriteString(quoteLine(v, 120))
+			}
+		case float64:
+			b.WriteString(k + "=" + strconv.FormatFloat(v, 'f', -1, 64))
+		case bool:
+			if v {
+				b.WriteString(k)
+			} else {
+				b.WriteString("no " + k)
+			}
+		default:
+			j, _ := json.Marshal(v)
+			b.WriteString(k + "=" + oneLine(string(j), 80))
+		}
+	}
+	return b.String()
+}
+
+// oneLine makes s one line of at most n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func quoteLine(s string, n int) string { return `"` + oneLine(s, n) + `"` }
