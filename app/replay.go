@@ -167,18 +167,23 @@ func replayTimeline(recs []agents.LogRecord, limit int) ([]ReplayEntry, bool) {
 	// An agent's speech is logged twice: as a transcript entry when it
 	// starts and as a speech record once the call returns.
 	spoken := map[string]int{}
+	cut := false
 	for _, r := range recs {
 		e, ok := replayEntryOf(r, spoken)
 		if !ok {
 			continue
 		}
 		if len(out) == limit {
-			return out, true
+			cut = true
+			break
 		}
 		e.AtMS = max(0, r.Time.Sub(start).Milliseconds())
 		out = append(out, e)
 	}
-	return out, false
+	// A record is stamped before it takes the log's lock, so concurrent
+	// agents' lines can be a little out of order in the file.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].AtMS < out[j].AtMS })
+	return out, cut
 }
 
 // replayEntryOf renders one record; ok is false for a record that repeats one

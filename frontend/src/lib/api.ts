@@ -13,6 +13,8 @@ export type TabInfo = browser.TabInfo
 export type TabsView = Omit<app.TabsView, 'convertValues'>
 export type RunView = Omit<app.RunView, 'convertValues'>
 export type RunSummary = Omit<app.RunSummary, 'convertValues'>
+export type Replay = Omit<app.Replay, 'convertValues'>
+export type ReplayEntry = app.ReplayEntry
 export type Card = app.Card
 export type ProcInfo = Omit<agents.ProcInfo, 'convertValues'>
 export type Entry = Omit<agents.Entry, 'convertValues'>
@@ -110,6 +112,7 @@ export const api = {
   answerConfirm: (id: string, decision: 'deny' | 'once' | 'run') => call('answer', () => Go.AnswerConfirm(id, decision)),
   answerAsk: (id: string, option: string) => call('answer', () => Go.AnswerAsk(id, option)),
   history: (): Promise<RunSummary[]> => call('history', () => Go.History()),
+  replay: (id: string): Promise<Replay> => call('replay', () => Go.Replay(id)),
   liveEndpoint: () => call('live view', () => Go.LiveEndpoint()),
   pointer: (tab: string, ev: PointerInput) => call('pointer', () => Go.PointerInput(tab, ev)),
   key: (tab: string, ev: KeyInput) => call('key', () => Go.KeyInput(tab, ev)),

@@ -1,0 +1,170 @@
+// The replay player: a past run's timeline (from the run log, through
+// api.replay) played back at a chosen speed. It only reads: playing a run
+// drives no browser and starts no agent.
+import { api, type Replay, type ReplayEntry } from './api'
+
+/** SPEEDS are the playback speeds offered. */
+export const SPEEDS = [1, 4, 16] as const
+export type Speed = (typeof SPEEDS)[number]
+
+/**
+ * MAX_GAP_MS is the longest real-time wait between two entries while
+ * playing: a run that sat idle for a minute (a slow model, a person
+ * thinking) does not make the viewer wait a minute.
+ */
+export const MAX_GAP_MS = 2000
+
+/** Clock is the player's time source, injected so tests can drive it. */
+export interface Clock {
+  now(): number
+  frame(cb: (t: number) => void): number
+  cancel(handle: number): void
+}
+
+const browserClock: Clock = {
+  now: () => performance.now(),
+  frame: (cb) => requestAnimationFrame(cb),
+  cancel: (h) => cancelAnimationFrame(h),
+}
+
+/** upTo returns how many of entries (sorted by time) happen at or before ms. */
+export function upTo(entries: ReplayEntry[], ms: number): number {
+  let lo = 0
+  let hi = entries.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (entries[mid].at_ms <= ms) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+export class ReplayPlayer {
+  /** id is the run shown; empty when the replay view is closed. */
+  id = $state('')
+  data: Replay | null = $state(null)
+  loading = $state(false)
+  error = $state('')
+  playing = $state(false)
+  speed: Speed = $state(1)
+  /** pos is how far the run has played, in ms since it started. */
+  pos = $state(0)
+  /** lane shows one actor's entries only; empty shows everyone's. */
+  lane = $state('')
+  /** details shows bookkeeping entries: model calls, observations, notices. */
+  details = $state(false)
+
+  isOpen = $derived(this.id !== '')
+  duration = $derived(this.data?.duration_ms ?? 0)
+  /** visible is every entry the lane and detail filters let through. */
+  visible: ReplayEntry[] = $derived(
+    (this.data?.timeline ?? []).filter(
+      (e) => (this.details || !e.detail) && (this.lane === '' || e.who === this.lane || e.agent === this.lane),
+    ),
+  )
+  /** shown is what has happened by pos. */
+  shown: ReplayEntry[] = $derived(this.visible.slice(0, upTo(this.visible, this.pos)))
+  ended = $derived(this.data !== null && this.pos >= this.duration)
+
+  private clock: Clock
+  private handle = 0
+  private last = 0
+
+  constructor(clock: Clock = browserClock) {
+    this.clock = clock
+  }
+
+  /** open loads run id's timeline and starts playing it at 1×. */
+  async open(id: string) {
+    this.stop()
+    this.id = id
+    this.data = null
+    this.error = ''
+    this.pos = 0
+    this.lane = ''
+    this.loading = true
+    try {
+      const r = await api.replay(id)
+      if (this.id !== id) return // another run was opened, or the view closed
+      this.data = r
+      this.play()
+    } catch (e) {
+      if (this.id === id) this.error = (e as Error).message
+    } finally {
+      if (this.id === id) this.loading = false
+    }
+  }
+
+  /** close leaves the replay; the desk is as the person left it. */
+  close() {
+    this.stop()
+    this.id = ''
+    this.data = null
+    this.error = ''
+    this.loading = false
+  }
+
+  play() {
+    if (!this.data) return
+    if (this.ended) this.pos = 0
+    this.playing = true
+    this.last = this.clock.now()
+    this.schedule()
+  }
+
+  pause() {
+    this.stop()
+  }
+
+  toggle() {
+    if (this.playing) this.pause()
+    else this.play()
+  }
+
+  setSpeed(s: Speed) {
+    this.speed = s
+  }
+
+  /** seek moves the playhead; playing continues from there. */
+  seek(ms: number) {
+    this.pos = Math.min(Math.max(0, ms), this.duration)
+  }
+
+  /** showAll jumps to the end: every entry at once. */
+  showAll() {
+    this.stop()
+    this.pos = this.duration
+  }
+
+  private stop() {
+    this.playing = false
+    if (this.handle) this.clock.cancel(this.handle)
+    this.handle = 0
+  }
+
+  private schedule() {
+    this.handle = this.clock.frame((t) => this.tick(t))
+  }
+
+  private tick(t: number) {
+    this.handle = 0
+    if (!this.playing) return
+    const dt = Math.max(0, t - this.last)
+    this.last = t
+    let pos = this.pos
+    // An idle stretch is shortened to MAX_GAP_MS of real time.
+    const next = this.visible[upTo(this.visible, pos)]
+    if (next && (next.at_ms - pos) / this.speed > MAX_GAP_MS) pos = next.at_ms - MAX_GAP_MS * this.speed
+    pos += dt * this.speed
+    if (pos >= this.duration) {
+      this.pos = this.duration
+      this.playing = false
+      return
+    }
+    this.pos = pos
+    this.schedule()
+  }
+}
+
+/** replay is the one player of the window. */
+export const replay = new ReplayPlayer()
