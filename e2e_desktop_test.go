@@ -44,6 +44,7 @@ type deskSite struct {
 	mu     sync.Mutex
 	quotes int
 	orders int
+	saved  []string
 }
 
 const animatedDesk = `<!doctype html><title>%s desk</title>
@@ -78,9 +79,32 @@ func newDeskSite(t *testing.T) *deskSite {
 		s.orders++
 		s.mu.Unlock()
 	})
+	mux.HandleFunc("GET /signup", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, signupPage)
+	})
+	mux.HandleFunc("POST /api/save", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.saved = append(s.saved, string(b))
+		s.mu.Unlock()
+	})
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
+}
+
+// signupPage is one big field and a Save button, easy to hit through a
+// scaled live view.
+const signupPage = `<!doctype html><title>Sign up</title>
+<style>body{margin:0;font:24px sans-serif} input{display:block;box-sizing:border-box;width:100vw;height:45vh;font-size:40px} button{display:block;width:100vw;height:30vh;font-size:40px}</style>
+<input id=email aria-label="Email" placeholder="Email"><button id=save>Save</button><p id=out></p>
+<script>save.onclick=async()=>{await fetch('/api/save',{method:'POST',body:email.value});out.textContent='Saved '+email.value}</script>`
+
+func (s *deskSite) savedValues() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.saved...)
 }
 
 func (s *deskSite) count() (quotes, orders int) {
@@ -754,4 +778,90 @@ func TestDesktopUnmuteInterrupts(t *testing.T) {
 	waitJS(t, ctx, "the floor free again", `document.querySelector('.floor').dataset.floor === 'free'`, 10*time.Second)
 	muted.Store(true)
 	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 60*time.Second)
+}
+
+// TestDesktopTakeOverHandBack is issue 6's must-show 4: the person takes
+// over an agent's tab, the agent pauses (no model call, no action) while
+// the person clicks and types in its live view, and after the hand-back the
+// agent's next tool result carries the note and the page as the person
+// left it; it then finishes the job with what the person typed.
+func TestDesktopTakeOverHandBack(t *testing.T) {
+	testenv.NeedDisplay(t)
+	site := newDeskSite(t)
+	srv := modeltest.New(t)
+	srv.Script("planner", plannerSpawns(map[string]any{"task": "save my email on the signup page", "url": site.URL + "/signup"}))
+	const typed, note = "person@example.com", "I typed my email myself; just press Save"
+	var clicked atomic.Bool
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		last := r.LastText()
+		switch {
+		case clicked.Load():
+			return modeltest.Call("done", map[string]any{"summary": "saved " + typed, "success": true})
+		case strings.Contains(last, "<user_correction>\n"+note) && strings.Contains(last, typed):
+			clicked.Store(true)
+			return modeltest.Call("click", map[string]any{"ref": ref(r.Text(), "button", "Save")})
+		}
+		return modeltest.Slow(300*time.Millisecond, modeltest.Call("read_page", map[string]any{}))
+	}})
+	url, _ := startDesk(t, srv)
+	t.Cleanup(func() {
+		if reqs := srv.Requests("executor"); t.Failed() && len(reqs) > 0 {
+			t.Logf("the executor's first request after the take-over ended with:\n%s", reqs[min(callsAtTakeOverForLog(reqs), len(reqs)-1)].LastText())
+		}
+	})
+	ctx := headless(t, url)
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`input[name=omnibox]`), "save my email on the signup page"),
+		chromedp.KeyEvent("\r"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// Once the agent reads the page, the page has loaded: take over then.
+	waitJS(t, ctx, "the agent working with a live view", `(() => { const c = document.querySelector('article.tile[data-state=running] canvas'); return !!c && +c.dataset.frames > 0 && document.querySelector('article.tile .meta').textContent.includes('read_page') })()`, 60*time.Second)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button.takeover`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the tile under the person's control", `!!document.querySelector('article.tile[data-state=taken-over] form.handback')`, 30*time.Second)
+	callsAtTakeOver := len(srv.Requests("executor"))
+
+	// Click the big field through the live view, then type.
+	box := eval[[]float64](t, ctx, `(() => { const r = document.querySelector('article.tile canvas').getBoundingClientRect(); return [r.left, r.top, r.width, r.height] })()`)
+	if err := chromedp.Do(ctx,
+		chromedp.MouseClickXY(box[0]+box[2]/2, box[1]+box[3]*0.2),
+		chromedp.KeyEvent(typed),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// Whether the keystrokes landed shows in the agent's next observation
+	// and in what the site finally saves.
+	if msg := eval[string](t, ctx, `document.querySelector('article.tile .live .err')?.textContent ?? ''`); msg != "" {
+		t.Fatalf("the live view refused the person's input: %s", msg)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`form.handback input[name=note]`), note),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.Requests("executor")); n != callsAtTakeOver {
+		t.Fatalf("the agent called the model %d times while the person had its tab", n-callsAtTakeOver)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`form.handback button[type=submit]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 60*time.Second)
+	if got := site.savedValues(); len(got) != 1 || got[0] != typed {
+		t.Fatalf("the site saved %q, want the person's %q", got, typed)
+	}
+	if !clicked.Load() {
+		t.Fatal("the agent never saw the note and the typed value in a tool result")
+	}
+}
+
+func callsAtTakeOverForLog(reqs []*modeltest.Request) int {
+	for i, r := range reqs {
+		if strings.Contains(r.LastText(), "took over your tab") {
+			return i
+		}
+	}
+	return 0
 }

@@ -176,6 +176,7 @@ type activeRun struct {
 	ended   time.Time
 	state   string
 	summary string
+	heldBy  map[string]string // tab id → agent, while the person has taken it over
 }
 
 type pendingCard struct {
@@ -534,7 +535,7 @@ func (a *App) PointerInput(tabID string, ev browser.PointerInput) error {
 	}
 	ctx, cancel := context.WithTimeout(a.context(), 5*time.Second)
 	defer cancel()
-	return t.ForwardPointer(browser.WithOwner(ctx, User), ev)
+	return t.ForwardPointer(browser.WithOwner(ctx, a.inputOwner(tabID)), ev)
 }
 
 // KeyInput forwards the person's key event in a live view to the tab.
@@ -545,7 +546,7 @@ func (a *App) KeyInput(tabID string, ev browser.KeyInput) error {
 	}
 	ctx, cancel := context.WithTimeout(a.context(), 5*time.Second)
 	defer cancel()
-	return t.ForwardKey(browser.WithOwner(ctx, User), ev)
+	return t.ForwardKey(browser.WithOwner(ctx, a.inputOwner(tabID)), ev)
 }
 
 func (a *App) userTab(id string) (*browser.Tab, error) {

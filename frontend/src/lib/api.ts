@@ -108,6 +108,8 @@ export const api = {
   run: (): Promise<RunView | null> => call('run', () => Go.Run()),
   correct: (text: string) => call('correct', () => Go.Correct(text)),
   handTab: (pid: number, tab: string): Promise<ProcInfo> => call('hand tab', () => Go.HandTab(pid, tab)),
+  takeOver: (pid: number): Promise<ProcInfo> => call('take over', () => Go.TakeOver(pid)),
+  handBack: (pid: number, note: string): Promise<ProcInfo> => call('hand back', () => Go.HandBack(pid, note)),
   cards: () => call('cards', () => Go.Cards()),
   answerConfirm: (id: string, decision: 'deny' | 'once' | 'run') => call('answer', () => Go.AnswerConfirm(id, decision)),
   answerAsk: (id: string, option: string) => call('answer', () => Go.AnswerAsk(id, option)),
