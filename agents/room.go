@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +38,9 @@ const (
 	EntrySpeech     EntryKind = "speech"     // an agent spoke
 	EntryCorrection EntryKind = "correction" // the person said or typed something
 	EntryNotice     EntryKind = "notice"     // the system reports something
+	// EntryAnswer is the person answering a waiting card by voice: shown
+	// as theirs, but not a correction, so agents do not act on it twice.
+	EntryAnswer EntryKind = "answer"
 )
 
 // System is the speaker of notices.
@@ -84,6 +88,7 @@ type Room struct {
 	claims      map[*Claim]int // live claim → its entry's index
 	corrected   chan struct{}
 	corrections int
+	muted       map[string]bool // agents whose messages are shown, not played
 }
 
 // NewRoom returns an empty room.
@@ -101,6 +106,7 @@ func NewRoom(cfg RoomConfig) *Room {
 		cursors:   map[string]int{},
 		claims:    map[*Claim]int{},
 		corrected: make(chan struct{}),
+		muted:     map[string]bool{},
 	}
 	fc := cfg.Floor
 	fc.Clock = cfg.Clock
@@ -202,6 +208,43 @@ func (r *Room) UserSays(text string) {
 // UserStops ends the person's turn on the floor.
 func (r *Room) UserStops() { r.floor.ReleaseUser() }
 
+// UserAnswers adds the person's spoken answer to a waiting card. The
+// answer reaches the waiting agent through the card; to the others it is
+// conversation, not a correction.
+func (r *Room) UserAnswers(text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	r.add(Entry{Speaker: User, Kind: EntryAnswer, Text: text})
+}
+
+// SetMuted mutes or unmutes agent's voice. A muted agent's messages are
+// still in the transcript and hold the floor for their reading time, but
+// are never sent to the voice, so no speech is generated for them. A
+// message already playing plays on.
+func (r *Room) SetMuted(agent string, muted bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if muted {
+		r.muted[agent] = true
+	} else {
+		delete(r.muted, agent)
+	}
+}
+
+// Muted returns the agents whose voices are muted, sorted.
+func (r *Room) Muted() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.muted))
+	for a := range r.muted {
+		out = append(out, a)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Speak claims the floor for speaker and, on success, says text: aloud
 // through the voice, or text-only for its reading time. It returns once
 // the message has started; the floor is released when it ends. A busy
@@ -222,7 +265,13 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 	r.claims[c] = e.Seq - 1
 	r.mu.Unlock()
 
-	if r.cfg.Voice == nil {
+	r.mu.Lock()
+	muted := r.muted[speaker]
+	r.mu.Unlock()
+	if r.cfg.Voice == nil || muted {
+		if muted {
+			r.cfg.Log.Write(LogRecord{Event: "speech_muted", Agent: speaker})
+		}
 		c.ReadFor(r.floor.ReadingTime(text))
 		go r.forget(c, nil)
 		return e, nil

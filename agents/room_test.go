@@ -314,3 +314,94 @@ func TestFormatEvent(t *testing.T) {
 		}
 	}
 }
+
+// A muted agent's message is in the transcript and holds the floor for its
+// reading time, but never reaches the voice, and is logged as muted rather
+// than as a failed speech. Unmuted, the next message is played again.
+func TestRoomMutedAgentIsTextOnly(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock()
+	v := &fakeVoice{}
+	var buf bytes.Buffer
+	log := NewRunLog(&buf, clk)
+	r := NewRoom(RoomConfig{Clock: clk, Voice: v, Log: log})
+	ctx := context.Background()
+
+	r.SetMuted("agent 1", true)
+	r.SetMuted("planner", true)
+	r.SetMuted("planner", false)
+	if got := r.Muted(); len(got) != 1 || got[0] != "agent 1" {
+		t.Fatalf("muted %v, want [agent 1]", got)
+	}
+	const msg = "I found the order page"
+	if _, err := r.Speak(ctx, "agent 1", msg); err != nil {
+		t.Fatal(err)
+	}
+	v.mu.Lock()
+	said := len(v.said)
+	v.mu.Unlock()
+	if said != 0 {
+		t.Fatalf("a muted agent's message reached the voice %d times", said)
+	}
+	if tr := r.Transcript(); len(tr) != 1 || tr[0].Text != msg || tr[0].Speaker != "agent 1" {
+		t.Fatalf("transcript %+v", tr)
+	}
+	if s := r.Floor().State(); s.Speaker != "agent 1" {
+		t.Fatalf("floor %+v, want agent 1 holding it while its message is read", s)
+	}
+	clk.Advance(r.Floor().ReadingTime(msg))
+	if !r.Floor().State().Free() {
+		t.Fatal("the muted message still holds the floor after its reading time")
+	}
+
+	r.SetMuted("agent 1", false)
+	if _, err := r.Speak(ctx, "agent 1", "now aloud"); err != nil {
+		t.Fatal(err)
+	}
+	v.mu.Lock()
+	said = len(v.said)
+	v.mu.Unlock()
+	if said != 1 {
+		t.Fatalf("the unmuted agent's message reached the voice %d times, want 1", said)
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ReadRunLog(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var muted, failed int
+	for _, rec := range recs {
+		switch rec.Event {
+		case "speech_muted":
+			muted++
+		case "speech_failed":
+			failed++
+		}
+	}
+	if muted != 1 || failed != 0 {
+		t.Fatalf("log has %d speech_muted and %d speech_failed, want 1 and 0", muted, failed)
+	}
+}
+
+// The person's answer to a card is theirs in the transcript and in other
+// agents' conversation, but it is not a correction.
+func TestRoomUserAnswerIsNotACorrection(t *testing.T) {
+	t.Parallel()
+	r := NewRoom(RoomConfig{Clock: newFakeClock()})
+	corrected := r.Corrected()
+	r.UserAnswers("deny")
+	select {
+	case <-corrected:
+		t.Fatal("an answer signalled a correction")
+	default:
+	}
+	u := r.Since("agent 2")
+	if len(u.Corrections) != 0 || len(u.Entries) != 1 || u.Entries[0].Speaker != User || u.Entries[0].Kind != EntryAnswer {
+		t.Fatalf("update %+v", u)
+	}
+	if strings.Contains(u.Text(), "PRIORITY") {
+		t.Fatalf("an answer is marked as a priority correction:\n%s", u.Text())
+	}
+}
