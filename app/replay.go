@@ -199,15 +199,19 @@ func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok
 		e.Who, e.Text = WhoSystem, "task: "+oneLine(r.Text, 300)
 	case "spawn":
 		e.Who, e.Agent = "planner", r.Agent
-		e.Text = fmt.Sprintf("spawned %s", r.Agent)
-		if r.Tab != "" {
-			e.Text += " on tab " + r.Tab
+		// A tab id means nothing to the person; where the agent went does.
+		e.Text = "spawned " + r.Agent
+		switch {
+		case r.URL != "":
+			e.Text += " at " + oneLine(r.URL, 120)
+		case r.Tab != "":
+			e.Text += " in a tab you gave it"
 		}
 		e.Text += ": " + oneLine(r.Text, 240)
 	case "spawn_failed":
 		e.Kind, e.Text = "error", "could not spawn "+quoteLine(r.Text, 160)+": "+errText
 	case "wait":
-		e.Text = "waits for " + oneLine(r.Text, 120)
+		e.Text = waitLine(r.Text)
 	case "kill":
 		e.Agent = fmt.Sprintf("agent %d", r.PID)
 		e.Text = "killed " + e.Agent
@@ -258,7 +262,7 @@ func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok
 		e.Kind, e.Text = "error", "speech failed: "+errText
 	case "take_over":
 		e.Who, e.Agent = WhoYou, r.Agent
-		e.Text = fmt.Sprintf("took over %s's tab %s", r.Agent, r.Tab)
+		e.Text = fmt.Sprintf("took over %s's tab", r.Agent)
 	case "hand_back":
 		e.Who, e.Agent = WhoYou, r.Agent
 		e.Text = fmt.Sprintf("handed %s its tab back", r.Agent)
@@ -314,6 +318,21 @@ func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok
 		e.Text += " (error: " + errText + ")"
 	}
 	return e, true
+}
+
+// waitLine renders the planner's wait, logged as "all [1 2]" or "any []".
+func waitLine(s string) string {
+	mode, pids, _ := strings.Cut(s, " ")
+	pids = strings.Trim(pids, "[]")
+	switch {
+	case pids == "" && mode == "all":
+		return "waits for all its agents"
+	case pids == "" && mode == "any":
+		return "waits for any of its agents"
+	case pids == "":
+		return "waits: " + oneLine(s, 120)
+	}
+	return fmt.Sprintf("waits for %s of agents %s", mode, strings.Join(strings.Fields(oneLine(pids, 100)), ", "))
 }
 
 // replayActor names a record's actor for the person.

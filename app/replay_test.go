@@ -98,10 +98,10 @@ func TestReplayTimeline(t *testing.T) {
 	want := []row{
 		{0, WhoSystem, "run_start", "task: get quotes from North and East", false, ""},
 		{400, "planner", "model", "spawn,spawn", true, ""},
-		{500, "planner", "spawn", "spawned agent 1 on tab T1: get a quote from North", false, "agent 1"},
+		{500, "planner", "spawn", "spawned agent 1 at http://x/north: get a quote from North", false, "agent 1"},
 		{520, WhoSystem, "notice", "agent 1 started", true, ""},
-		{600, "planner", "spawn", "spawned agent 2", false, "agent 2"},
-		{700, "planner", "wait", "waits for all", false, ""},
+		{600, "planner", "spawn", "spawned agent 2 in a tab you gave it: get a quote from East", false, "agent 2"},
+		{700, "planner", "wait", "waits for all its agents", false, ""},
 		{900, "agent 1", "observe", "812 bytes", true, ""},
 		{1200, "agent 1", "tool", "click e3", false, ""},
 		{1300, "agent 2", "tool", `type e5 "••••"`, false, ""},
@@ -114,7 +114,7 @@ func TestReplayTimeline(t *testing.T) {
 		{1700, "agent 2", "confirm_asked", `confirm click e9 on "Place order"`, false, ""},
 		{2500, WhoYou, "confirm_answered", "denied by the user", false, "agent 2"},
 		{2600, "agent 2", "refused", "refused click e9: denied by the user", false, ""},
-		{2700, WhoYou, "take_over", "took over agent 2's tab T2", false, "agent 2"},
+		{2700, WhoYou, "take_over", "took over agent 2's tab", false, "agent 2"},
 		{3100, WhoYou, "hand_back", "handed agent 2 its tab back: I logged in", false, "agent 2"},
 		{3300, "agent 1", "agent_done", "finished: quote 101", false, ""},
 		{3400, "agent 2", "agent_done", "failed: could not order", false, ""},
@@ -227,5 +227,19 @@ func TestReplayTruncated(t *testing.T) {
 	got, cut = replayTimeline(recs, len(recs))
 	if cut || len(got) != len(recs)-1 {
 		t.Fatalf("%d entries, cut %v; want %d whole", len(got), cut, len(recs)-1)
+	}
+}
+
+func TestReplayWaitLine(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"all []":    "waits for all its agents",
+		"any []":    "waits for any of its agents",
+		"any [1 3]": "waits for any of agents 1, 3",
+		"all [2]":   "waits for all of agents 2",
+	} {
+		if got := waitLine(in); got != want {
+			t.Errorf("waitLine(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

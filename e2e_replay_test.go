@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"vroom/internal/modeltest"
+	"vroom/internal/testenv"
+)
+
+// History → Replay: a task run through the omnibox is listed in the
+// history; its Replay button plays the run's log as a timeline in the main
+// area — the spawn, the agent's step and the end, in order — without
+// opening a tab; closing it brings the desk back.
+func TestDesktopReplay(t *testing.T) {
+	testenv.NeedDisplay(t)
+	site := newDeskSite(t)
+	srv := modeltest.New(t)
+	srv.Script("planner", plannerSpawns(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))
+	quoteRE := regexp.MustCompile(`Your quote is (\d+)`)
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		if r.ToolResults() == 0 {
+			return modeltest.Call("click", map[string]any{"ref": ref(r.Text(), "button", "Get quote")})
+		}
+		if m := quoteRE.FindStringSubmatch(r.Text()); m != nil {
+			return modeltest.Call("done", map[string]any{"summary": "quote " + m[1], "success": true})
+		}
+		return modeltest.Call("read_page", map[string]any{})
+	}})
+	url, _ := startDesk(t, srv)
+	ctx := headless(t, url)
+
+	const task = "get a quote from the North desk"
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`input[name=omnibox]`), task),
+		chromedp.WaitVisible(chromedp.CSS(`.hint[data-kind=task]`)),
+		chromedp.KeyEvent("\r"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 90*time.Second)
+
+	// The app's tabs, from its Go side, once the run has ended.
+	const tabIDs = `window.go.app.App.Tabs().then(v => v.tabs.map(t => t.id).sort())`
+	tabs := func() []string {
+		t.Helper()
+		ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](tabIDs, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("the app's tabs: %v", err)
+		}
+		return ids
+	}
+	before := tabs()
+	if len(before) == 0 {
+		t.Fatal("the app has no tabs after the run")
+	}
+
+	if err := chromedp.Do(ctx,
+		chromedp.Focus(chromedp.CSS(`input[name=omnibox]`)),
+		chromedp.KeyEvent(kb.ArrowDown),
+		chromedp.WaitVisible(chromedp.CSS(`.history .row .replay-run`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the run in the history", fmt.Sprintf(`(r => !!r && r.textContent.includes(%q) && r.textContent.includes('done'))(document.querySelector('.history .row'))`, task), 10*time.Second)
+	runID := eval[string](t, ctx, `document.querySelector('.history .row').dataset.run`)
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`.history .row .replay-run`)),
+		chromedp.WaitVisible(chromedp.CSS(`section.replay .controls`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, ctx, `document.querySelector('section.replay').dataset.run`); got != runID {
+		t.Fatalf("replay of %q, want the run clicked, %q", got, runID)
+	}
+	// The grid is hidden, not gone: closing returns to it.
+	if eval[bool](t, ctx, `!!document.querySelector('.desk-view:not(.away)')`) {
+		t.Fatal("the desk still shows behind the replay")
+	}
+	header := eval[string](t, ctx, `document.querySelector('section.replay header').innerText`)
+	for _, want := range []string{task, "done", "duration", "tokens", "cost"} {
+		if !strings.Contains(header, want) {
+			t.Errorf("replay header %q lacks %q", header, want)
+		}
+	}
+
+	// It plays by itself; at 16× the run's end soon shows.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button.speed[data-speed="16"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "16× pressed", `document.querySelector('button.speed[data-speed="16"]').getAttribute('aria-pressed') === 'true'`, 5*time.Second)
+	waitJS(t, ctx, "the run's end in the timeline", `!!document.querySelector('.timeline .entry[data-kind=run_done]')`, 60*time.Second)
+
+	type row struct {
+		Who  string `json:"who"`
+		Kind string `json:"kind"`
+		Text string `json:"text"`
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]row](`[...document.querySelectorAll('.timeline .entry')].map(e => ({who: e.dataset.who, kind: e.dataset.kind, text: e.querySelector('.text').textContent}))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(pred func(row) bool) int { return slices.IndexFunc(rows, pred) }
+	spawn := find(func(r row) bool {
+		return r.Kind == "spawn" && r.Who == "planner" && strings.Contains(r.Text, "agent 1") && strings.Contains(r.Text, "get a quote from North")
+	})
+	step := find(func(r row) bool { return r.Kind == "tool" && r.Who == "agent 1" && strings.Contains(r.Text, "click") })
+	done := find(func(r row) bool {
+		return r.Kind == "agent_done" && r.Who == "agent 1" && strings.Contains(r.Text, "quote 10")
+	})
+	end := find(func(r row) bool { return r.Kind == "run_done" && r.Who == "system" })
+	if spawn < 0 || step < 0 || done < 0 || end < 0 || !(spawn < step && step < done && done < end) {
+		for i, r := range rows {
+			t.Logf("%2d %-8s %-12s %s", i, r.Who, r.Kind, r.Text)
+		}
+		t.Fatalf("spawn at %d, agent 1's click at %d, its end at %d, the run's end at %d: want all, in that order", spawn, step, done, end)
+	}
+	if end != len(rows)-1 {
+		t.Errorf("the run's end is entry %d of %d, want the last", end, len(rows))
+	}
+	if eval[bool](t, ctx, `!document.querySelector('button.show-all').disabled || document.querySelector('button.play').getAttribute('aria-pressed') === 'true'`) {
+		t.Error("the player did not stop at the end")
+	}
+
+	// Back to the start, then "Show all" shows everything at once.
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`button.play`)), // at the end, Play starts over
+		chromedp.Click(chromedp.CSS(`button.speed[data-speed="1"]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the player rewound", `+document.querySelector('.timeline').dataset.count < `+fmt.Sprint(len(rows)), 10*time.Second)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button.show-all`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "every entry after Show all", fmt.Sprintf(`document.querySelectorAll('.timeline .entry').length === %d`, len(rows)), 10*time.Second)
+
+	// One agent's lane: only what it did, or what was done to it.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button.lane-name[data-lane="agent 1"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "agent 1's lane only", `(es => es.length > 0 && es.every(e => e.dataset.who === 'agent 1' || e.dataset.kind === 'spawn'))([...document.querySelectorAll('.timeline .entry')])`, 10*time.Second)
+
+	// Replaying drove no browser: the app's tabs are as they were.
+	if after := tabs(); !slices.Equal(before, after) {
+		t.Errorf("the app's tabs changed during the replay: %v, then %v", before, after)
+	}
+
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.replay button.close`))); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the desk back", `!document.querySelector('section.replay') && !!document.querySelector('.desk-view:not(.away)')`, 10*time.Second)
+	if after := tabs(); !slices.Equal(before, after) {
+		t.Errorf("the app's tabs changed after the replay: %v, then %v", before, after)
+	}
+}
