@@ -1066,7 +1066,8 @@ func (a *App) HandTab(pid int, tabID string) (agents.ProcInfo, error) {
 	return p, nil
 }
 
-// hear turns what the person said into corrections for every agent.
+// hear turns what the person said into corrections for every agent, or
+// into the answer to a waiting card when it clearly is one.
 func (a *App) hear(ctx context.Context, r *activeRun) {
 	for {
 		select {
@@ -1074,9 +1075,11 @@ func (a *App) hear(ctx context.Context, r *activeRun) {
 			if !ok {
 				return
 			}
-			if tr.Err != nil {
+			switch {
+			case tr.Err != nil:
 				r.run.Room().Notice("what you said could not be transcribed: %v", tr.Err)
-			} else {
+			case a.answerByVoice(r, tr.Text):
+			default:
 				r.run.Room().UserSays(tr.Text)
 			}
 			r.run.Room().UserStops()

@@ -1,0 +1,127 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"vroom/agents"
+	"vroom/internal/modeltest"
+)
+
+func TestVoiceAnswer(t *testing.T) {
+	t.Parallel()
+	confirm := Card{Kind: "confirm", Action: "click e3", Target: `button "Place order"`}
+	repos := Card{Kind: "ask", Question: "Which repo?", Options: []string{"The most recent repo", "The most popular repo"}}
+	cities := Card{Kind: "ask", Question: "Where to?", Options: []string{"Paris", "London", "New York"}}
+	yesNo := Card{Kind: "ask", Question: "Keep going?", Options: []string{"Yes", "No"}}
+	for _, tc := range []struct {
+		card Card
+		said string
+		want string // "" means not an answer
+	}{
+		{confirm, "Allow.", "once"},
+		{confirm, "allow once", "once"},
+		{confirm, "Yes, please.", "once"},
+		{confirm, "Allow for this run!", "run"},
+		{confirm, "always", "run"},
+		{confirm, "Deny.", "deny"},
+		{confirm, "No.", "deny"},
+		{confirm, "Don't.", "deny"},
+		{confirm, "don’t do it", "deny"},
+		{confirm, "um, deny", "deny"},
+		{confirm, "", ""},
+		{confirm, "...", ""},
+		// A sentence is a correction, even one that starts like an answer.
+		{confirm, "No, take the most recent repo instead.", ""},
+		{confirm, "allow me to explain", ""},
+		{confirm, "yes no", ""},
+
+		{repos, "the most recent repo", "The most recent repo"},
+		{repos, "Recent.", "The most recent repo"},
+		{repos, "I'll take the popular one", "The most popular repo"},
+		{repos, "the second one", "The most popular repo"},
+		{repos, "first", "The most recent repo"},
+		{repos, "repo", ""},              // every option has it
+		{repos, "recent or popular", ""}, // both named
+		{repos, "stop and open my profile settings instead, the recent one is wrong", ""},
+
+		{cities, "London", "London"},
+		{cities, "let's go with New York", "New York"},
+		{cities, "york", "New York"},
+		{cities, "option 3", "New York"},
+		{cities, "the last one", "New York"},
+		{cities, "fourth", ""},
+		{cities, "Berlin", ""},
+		{cities, "go to London and then book the cheapest flight you can find there", ""},
+
+		{yesNo, "Yes.", "Yes"},
+		{yesNo, "no", "No"},
+		{yesNo, "maybe", ""},
+
+		{Card{Kind: "ask"}, "anything", ""},
+		{Card{Kind: "other"}, "allow", ""},
+	} {
+		got, ok := voiceAnswer(tc.card, tc.said)
+		if ok != (tc.want != "") || got != tc.want {
+			t.Errorf("%s card, said %q: got %q, %v; want %q", tc.card.Kind, tc.said, got, ok, tc.want)
+		}
+	}
+}
+
+// A spoken "deny" while a confirmation waits answers it (the site gets no
+// order), shows in the transcript as the person's answer, and is not sent
+// to the agents as a correction; something that is not an answer is left
+// for the room. hear calls answerByVoice with each transcript; the
+// microphone and transcription are covered by TestDesktopVoiceAnswersCard.
+func TestSessionVoiceAnswersCard(t *testing.T) {
+	t.Parallel()
+	d := newDesk(t)
+	s := newSite(t)
+	d.srv.Script("planner", plannerScript(map[string]any{"task": "buy the mug in the cart", "url": s.URL + "/shop.html"}))
+	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		switch {
+		case r.ToolResults() == 0:
+			return call("click", "ref", ref(r.Text(), "button", "Place order"))
+		case strings.HasPrefix(r.LastText(), "refused"):
+			return done("I did not place the order", false)
+		}
+		return done("order placed", true)
+	}})
+	if _, err := d.Submit("buy the mug", nil); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := d.ui.wait(t, 30*time.Second, EventCard, 0, nil)
+	c := x.(Card)
+	r := d.currentRun()
+	if d.answerByVoice(r, "no, buy the blue mug instead") {
+		t.Fatal("a correction was taken as the answer")
+	}
+	if !d.answerByVoice(r, "Deny.") {
+		t.Fatal("a spoken deny did not answer the card")
+	}
+	d.ui.wait(t, 5*time.Second, EventCardClosed, 0, func(x any) bool { return x == c.ID })
+	x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	s.state(func(s *site) {
+		if s.orders != 0 {
+			t.Fatalf("the site received %d orders after a spoken deny", s.orders)
+		}
+	})
+	var answered bool
+	for _, e := range x.(RunView).Transcript {
+		if e.Kind == agents.EntryAnswer && e.Speaker == agents.User && strings.HasPrefix(e.Text, "Deny.") {
+			answered = true
+		}
+		if e.Kind == agents.EntryCorrection && strings.Contains(e.Text, "Deny") {
+			t.Errorf("the answer was also a correction: %+v", e)
+		}
+	}
+	if !answered {
+		t.Errorf("the transcript lacks the person's answer: %+v", x.(RunView).Transcript)
+	}
+	for _, req := range d.srv.Requests("executor") {
+		if strings.Contains(req.Text(), "PRIORITY INSTRUCTION FROM THE USER") {
+			t.Errorf("an executor prompt carried the answer as a correction:\n%s", req.LastText())
+		}
+	}
+}
