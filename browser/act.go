@@ -330,7 +330,12 @@ func prepError(ref string, p prep) error {
 
 // pointer moves to the target, checks again that nothing covers it (moving
 // can open an overlay), and returns the top-level point.
-func (t *Tab) pointer(ctx context.Context, w *world, off [2]float64, ref string) (prep, float64, float64, error) {
+//
+// A text field is pressed where it was found without the move: what hover
+// opens (a menu, a tooltip) matters to clicks on it, while typing needs
+// only the focus, and the press itself is still hit-tested by Chromium
+// (the verdict then checks the value landed).
+func (t *Tab) pointer(ctx context.Context, w *world, off [2]float64, ref string, hover bool) (prep, float64, float64, error) {
 	var p prep
 	if err := t.call(ctx, w, "prepare", &p, ref, true); err != nil {
 		return p, 0, 0, err
@@ -339,6 +344,9 @@ func (t *Tab) pointer(ctx context.Context, w *world, off [2]float64, ref string)
 		return p, 0, 0, prepError(ref, p)
 	}
 	x, y := p.X+off[0], p.Y+off[1]
+	if !hover && p.Editable {
+		return p, x, y, nil
+	}
 	if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
 		return p, 0, 0, err
 	}
@@ -417,7 +425,7 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 
 	switch a.Kind {
 	case ActClick:
-		p, x, y, err := t.pointer(ctx, w, off, a.Ref)
+		p, x, y, err := t.pointer(ctx, w, off, a.Ref, true)
 		if err != nil {
 			return nil, err
 		}
@@ -426,13 +434,13 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 			return nil, err
 		}
 	case ActHover:
-		p, _, _, err := t.pointer(ctx, w, off, a.Ref)
+		p, _, _, err := t.pointer(ctx, w, off, a.Ref, true)
 		if err != nil {
 			return nil, err
 		}
 		setBefore(p)
 	case ActType, ActClear:
-		p, x, y, err := t.pointer(ctx, w, off, a.Ref)
+		p, x, y, err := t.pointer(ctx, w, off, a.Ref, false)
 		if err != nil {
 			return nil, err
 		}
@@ -593,7 +601,11 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 		t.waiting()
 	}
 	if !navigated {
-		err := t.call(sctx, w, "settle", &st, quiet, settleMax.Milliseconds(), a.Until, a.Ref)
+		var mutsBefore *int
+		if a.Kind == ActType || a.Kind == ActClear {
+			mutsBefore = &before.Muts
+		}
+		err := t.call(sctx, w, "settle", &st, quiet, settleMax.Milliseconds(), a.Until, a.Ref, mutsBefore)
 		if err != nil {
 			if ctx.Err() != nil || context.Cause(t.dead) != nil {
 				return nil, err
@@ -732,7 +744,7 @@ func (t *Tab) selectOption(ctx context.Context, w *world, off [2]float64, a Acti
 		return nil
 	}
 	if res.Expanded == nil || *res.Expanded != "true" {
-		_, x, y, err := t.pointer(ctx, w, off, a.Ref)
+		_, x, y, err := t.pointer(ctx, w, off, a.Ref, true)
 		if err != nil {
 			return err
 		}
@@ -766,7 +778,7 @@ func (t *Tab) selectOption(ctx context.Context, w *world, off [2]float64, a Acti
 	t.nextRef = found.NextRef
 	t.refs[found.Ref] = t.refs[a.Ref]
 
-	_, x, y, err := t.pointer(ctx, w, off, found.Ref)
+	_, x, y, err := t.pointer(ctx, w, off, found.Ref, true)
 	if err != nil {
 		return err
 	}

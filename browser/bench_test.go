@@ -248,3 +248,38 @@ func cpuTicks() int64 {
 	}
 	return total
 }
+
+// BenchmarkType is a verified type into a text field (checks, focus by a
+// trusted click, text insertion, settle, verdict) on the form fixture: the
+// bulk of an executor's step on a form.
+func BenchmarkType(b *testing.B) {
+	tab := benchTab(b, "/form.html")
+	ctx := context.Background()
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ref string
+	for _, c := range o.Controls {
+		if c.Role == "textbox" && ref == "" {
+			ref = c.Ref
+		}
+	}
+	if ref == "" {
+		b.Fatal("no text field on the form fixture")
+	}
+	var ms []float64
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		r, err := tab.Type(ctx, ref, fmt.Sprintf("value %d", i), false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+		if !r.Changed {
+			b.Fatal("typing had no effect")
+		}
+	}
+	b.ReportMetric(median(ms), "ms/type")
+}

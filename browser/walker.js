@@ -618,14 +618,20 @@
 
   // settle resolves once the DOM has been quiet for quietMs after the
   // action, or at maxMs; the host enforces its own deadline on top, since a
-  // hung renderer runs no timers at all.
-  function settle(quietMs, maxMs, cond, ref) {
+  // hung renderer runs no timers at all. With mutsBefore (typing), it
+  // settles at the first frame if the DOM has not changed at all since
+  // before the input: the verdict rests on the field's value, final at once,
+  // and a quiet window would only wait for reactions that never started.
+  function settle(quietMs, maxMs, cond, ref, mutsBefore) {
     const start = performance.now();
     return new Promise((res0) => {
       const res = (v) => { v.fp = fingerprint(ref); res0(v); };
+      let first = true;
       const tick = () => {
         const now = performance.now();
         if (cond && check(cond)) return res({ settled: true, cond: true });
+        if (!cond && first && mutsBefore != null && S.muts === mutsBefore) return res({ settled: true });
+        first = false;
         const quietFor = now - Math.max(S.lastMut, start);
         if (!cond && quietFor >= quietMs) return res({ settled: true });
         if (now - start >= maxMs) return res({ settled: false, cond: cond ? check(cond) : undefined });
