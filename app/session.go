@@ -110,6 +110,8 @@ type RunView struct {
 	Usage   agents.Usage      `json:"usage"`
 	// Transcript is the room so far, for a UI that (re)loads mid-run.
 	Transcript []agents.Entry `json:"transcript"`
+	// Muted are the agents whose voices the person muted (SetAgentMuted).
+	Muted []string `json:"muted"`
 }
 
 // Card is a confirmation or a question the person must answer.
@@ -788,6 +790,7 @@ func (r *activeRun) view() RunView {
 	if v.Transcript == nil {
 		v.Transcript = []agents.Entry{}
 	}
+	v.Muted = r.run.Room().Muted()
 	return v
 }
 

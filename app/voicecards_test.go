@@ -1,7 +1,11 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -123,5 +127,93 @@ func TestSessionVoiceAnswersCard(t *testing.T) {
 		if strings.Contains(req.Text(), "PRIORITY INSTRUCTION FROM THE USER") {
 			t.Errorf("an executor prompt carried the answer as a correction:\n%s", req.LastText())
 		}
+	}
+}
+
+// recordingVoice is a voice that plays nothing and records who it was
+// asked to speak for.
+type recordingVoice struct {
+	mu   sync.Mutex
+	said []string
+}
+
+type silentUtterance struct{ done chan struct{} }
+
+func (u silentUtterance) Done() <-chan struct{} { return u.done }
+func (u silentUtterance) Played() time.Duration { return 0 }
+func (u silentUtterance) Interrupted() bool     { return false }
+func (u silentUtterance) Stop()                 {}
+func (v *recordingVoice) speakers() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Clone(v.said)
+}
+
+func (v *recordingVoice) Say(_ context.Context, who, _ string) (agents.Utterance, error) {
+	v.mu.Lock()
+	v.said = append(v.said, who)
+	v.mu.Unlock()
+	u := silentUtterance{done: make(chan struct{})}
+	close(u.done)
+	return u, nil
+}
+
+// An agent muted from its tile still speaks into the transcript, but the
+// voice is never asked to say it; the state reaches the UI as an event and
+// in the run's view.
+func TestSessionAgentMuted(t *testing.T) {
+	t.Parallel()
+	v := &recordingVoice{}
+	d := newDesk(t, func(o *Options) {
+		edit := o.EditRun
+		o.EditRun = func(c *agents.Config) { edit(c); c.Voice = v }
+	})
+	s := newSite(t)
+	d.srv.Script("planner", plannerScript(map[string]any{"task": "read the quote", "url": s.URL + "/quote.html"}))
+	release := make(chan struct{})
+	const msg = "I am reading the quote now"
+	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		switch r.ToolResults() {
+		case 0:
+			select {
+			case <-release:
+			case <-time.After(30 * time.Second):
+			}
+			return call("speak", "text", msg)
+		}
+		return done("read it", true)
+	}})
+	if err := d.SetAgentMuted("agent 1", true); err != ErrNoRun {
+		t.Fatalf("mute with no run: %v, want ErrNoRun", err)
+	}
+	if _, err := d.Submit("read the quote", nil); err != nil {
+		t.Fatal(err)
+	}
+	d.ui.wait(t, 30*time.Second, EventRoom, 0, func(x any) bool {
+		p, ok := x.(agents.Event).Data.(agents.ProcInfo)
+		return ok && p.Agent == "agent 1"
+	})
+	if err := d.SetAgentMuted("agent 7", true); !errors.Is(err, ErrNoAgent) {
+		t.Fatalf("mute an unknown agent: %v, want ErrNoAgent", err)
+	}
+	if err := d.SetAgentMuted("agent 1", true); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := d.ui.wait(t, 5*time.Second, EventMuted, 0, nil)
+	if m := x.(MutedView); len(m.Agents) != 1 || m.Agents[0] != "agent 1" || m.RunID == "" {
+		t.Fatalf("muted event %+v", m)
+	}
+	if rv := d.Run(); rv == nil || !slices.Equal(rv.Muted, []string{"agent 1"}) {
+		t.Fatalf("run view muted %v, want [agent 1]", rv.Muted)
+	}
+	close(release)
+	x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	if !slices.ContainsFunc(x.(RunView).Transcript, func(e agents.Entry) bool {
+		return e.Speaker == "agent 1" && e.Kind == agents.EntrySpeech && e.Text == msg
+	}) {
+		t.Fatalf("the muted agent's message is not in the transcript: %+v", x.(RunView).Transcript)
+	}
+	if got := v.speakers(); slices.Contains(got, "agent 1") {
+		t.Fatalf("the voice was asked to speak for the muted agent: %v", got)
 	}
 }
