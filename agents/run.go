@@ -143,7 +143,7 @@ func NewRun(ctx context.Context, cfg Config) *Run {
 	r.gate = newGate(cfg.Policy, cfg.Confirm)
 	if cfg.Budget.Wall > 0 {
 		t := cfg.Clock.AfterFunc(cfg.Budget.Wall, func() {
-			r.Kill(fmt.Sprintf("wall-time budget of %s exhausted", cfg.Budget.Wall))
+			r.overBudget(&BudgetError{Budget: "time", Limit: cfg.Budget.Wall.String()})
 		})
 		context.AfterFunc(r.ctx, func() { t.Stop() })
 	}
@@ -165,13 +165,42 @@ func (r *Run) Usage() Usage {
 
 // Kill stops every agent of the run: the kill switch.
 func (r *Run) Kill(why string) {
+	r.kill(fmt.Errorf("%w: %s", ErrKilled, why), why)
+}
+
+// BudgetError is the cause of a run stopped by one of its budgets (the
+// run's wall time, tokens or cost); it wraps ErrKilled. A step budget
+// stops only its agent.
+type BudgetError struct {
+	Budget string // time, token or cost
+	Limit  string // the limit, readable
+	Used   string // how much was used when it stopped, if known
+}
+
+func (e *BudgetError) Error() string {
+	s := fmt.Sprintf("the %s budget of %s was used up", e.Budget, e.Limit)
+	if e.Used != "" {
+		s += " (" + e.Used + " used)"
+	}
+	return s
+}
+
+// Unwrap makes a budget stop a kill.
+func (e *BudgetError) Unwrap() error { return ErrKilled }
+
+func (r *Run) overBudget(be *BudgetError) {
+	r.log.Write(LogRecord{Event: "budget", Text: be.Error()})
+	r.kill(be, be.Error())
+}
+
+func (r *Run) kill(cause error, why string) {
 	if r.ctx.Err() != nil {
 		return
 	}
 	r.log.Write(LogRecord{Event: "killed", Text: why})
 	r.room.Notice("run stopped: %s", why)
 	r.procs.killAll(why)
-	r.cancel(fmt.Errorf("%w: %s", ErrKilled, why))
+	r.cancel(cause)
 }
 
 // addUsage meters one model call against the run's budget.
@@ -184,9 +213,9 @@ func (r *Run) addUsage(u Usage) {
 	b := r.cfg.Budget
 	switch {
 	case b.Tokens > 0 && total.Total() > b.Tokens:
-		r.Kill(fmt.Sprintf("token budget of %d exhausted", b.Tokens))
+		r.overBudget(&BudgetError{Budget: "token", Limit: fmt.Sprintf("%d tokens", b.Tokens), Used: fmt.Sprintf("%d", total.Total())})
 	case b.Cost > 0 && total.Cost > b.Cost:
-		r.Kill(fmt.Sprintf("cost budget of $%.2f exhausted", b.Cost))
+		r.overBudget(&BudgetError{Budget: "cost", Limit: fmt.Sprintf("$%.2f", b.Cost), Used: fmt.Sprintf("$%.2f", total.Cost)})
 	}
 }
 

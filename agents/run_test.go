@@ -448,7 +448,8 @@ func TestTokenBudgetKillsRun(t *testing.T) {
 	tr.srv.Then("planner", spawn("scroll forever"), modeltest.Call("wait", map[string]any{"mode": "all"}), done("no", false))
 	tr.srv.Script("executor", modeltest.Step{Times: -1, Reply: modeltest.Call("scroll", map[string]string{"direction": "down"})})
 	res, err := tr.Execute(context.Background(), "budget")
-	if !errors.Is(err, ErrKilled) || !strings.Contains(err.Error(), "token budget of 2000") || res.Success {
+	var be *BudgetError
+	if !errors.Is(err, ErrKilled) || !errors.As(err, &be) || be.Budget != "token" || !strings.Contains(err.Error(), "the token budget of 2000 tokens was used up") || res.Success {
 		t.Fatalf("err %v result %+v", err, res)
 	}
 	if res.Procs[0].State != ProcKilled {
@@ -555,7 +556,8 @@ func TestWallBudgetKillsRun(t *testing.T) {
 		}
 	}()
 	_, err := tr.Execute(context.Background(), "slow")
-	if !errors.Is(err, ErrKilled) || !strings.Contains(err.Error(), "wall-time budget of 5m0s exhausted") {
+	var be *BudgetError
+	if !errors.Is(err, ErrKilled) || !errors.As(err, &be) || be.Budget != "time" || !strings.Contains(err.Error(), "the time budget of 5m0s was used up") {
 		t.Fatalf("err %v", err)
 	}
 }
@@ -568,7 +570,8 @@ func TestCostBudgetKillsRun(t *testing.T) {
 	})
 	tr.srv.Then("planner", modeltest.Call("speak", map[string]any{"text": "thinking aloud"}), done("x", true))
 	_, err := tr.Execute(context.Background(), "expensive")
-	if !errors.Is(err, ErrKilled) || !strings.Contains(err.Error(), "cost budget of $0.50 exhausted") {
+	var be *BudgetError
+	if !errors.Is(err, ErrKilled) || !errors.As(err, &be) || be.Budget != "cost" || !strings.Contains(err.Error(), "the cost budget of $0.50 was used up") {
 		t.Fatalf("err %v usage %+v", err, tr.Usage())
 	}
 }

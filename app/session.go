@@ -99,9 +99,13 @@ type SubmitResult struct {
 
 // RunView is a run's state for the UI.
 type RunView struct {
-	ID      string            `json:"id"`
-	Task    string            `json:"task"`
-	State   string            `json:"state"` // running, done, failed
+	ID    string `json:"id"`
+	Task  string `json:"task"`
+	State string `json:"state"` // running, done, failed
+	// Stop says why a failed run stopped when it was not the task's own
+	// failure: "budget" (one of the run's budgets ran out: Summary says
+	// which) or "killed" (the person stopped it, or Vroom closed).
+	Stop    string            `json:"stop,omitempty"`
 	Summary string            `json:"summary,omitempty"`
 	Started time.Time         `json:"started"`
 	Ended   time.Time         `json:"ended,omitzero"`
@@ -177,6 +181,7 @@ type activeRun struct {
 	mu      sync.Mutex
 	ended   time.Time
 	state   string
+	stop    string // see RunView.Stop
 	summary string
 	heldBy  map[string]string // tab id → agent, while the person has taken it over
 }
@@ -758,6 +763,13 @@ func (a *App) StartRun(task string, tabs []string) (string, error) {
 		if err != nil || !res.Success {
 			r.state = "failed"
 		}
+		var be *agents.BudgetError
+		switch {
+		case errors.As(err, &be):
+			r.stop, r.summary = "budget", "Stopped: "+be.Error()+". Budgets are in Settings."
+		case errors.Is(err, agents.ErrKilled):
+			r.stop = "killed"
+		}
 		r.mu.Unlock()
 		close(r.done)
 		a.closeCards(id)
@@ -779,7 +791,7 @@ func (r *activeRun) isRunning() bool {
 
 func (r *activeRun) view() RunView {
 	r.mu.Lock()
-	v := RunView{ID: r.id, Task: r.task, State: r.state, Summary: r.summary, Started: r.started, Ended: r.ended, Tabs: r.attach}
+	v := RunView{ID: r.id, Task: r.task, State: r.state, Stop: r.stop, Summary: r.summary, Started: r.started, Ended: r.ended, Tabs: r.attach}
 	r.mu.Unlock()
 	v.Procs = r.run.Procs()
 	if v.Procs == nil {

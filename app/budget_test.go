@@ -1,0 +1,42 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"vroom/agents"
+	"vroom/internal/modeltest"
+)
+
+// TestSessionBudgetStop: a run that uses up its token budget stops with a
+// message that says which budget, how much was used, and where to change
+// it, distinct from a task that failed on its own.
+func TestSessionBudgetStop(t *testing.T) {
+	t.Parallel()
+	d := newDesk(t)
+	s := newSite(t)
+	st, err := d.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Settings.Budgets.MaxRunTokens = 6000
+	if _, err := d.SaveSettings(st.Settings); err != nil {
+		t.Fatal(err)
+	}
+	d.srv.Script("planner", plannerScript(map[string]any{"task": "read forever", "url": s.URL + "/quote.html"}))
+	d.srv.Script("executor", modeltest.Step{Times: -1, Reply: modeltest.Call("read_page", map[string]any{})})
+	if _, err := d.StartRun("read the desk forever", nil); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	v := x.(RunView)
+	if v.State != "failed" || v.Stop != "budget" || !strings.Contains(v.Summary, "the token budget of 6000 tokens was used up") || !strings.Contains(v.Summary, "Settings") {
+		t.Fatalf("run ended %+v", v)
+	}
+	for _, p := range v.Procs {
+		if p.State != agents.ProcKilled {
+			t.Errorf("agent %d left %s", p.PID, p.State)
+		}
+	}
+}
