@@ -58,6 +58,10 @@ func TestDesktopReplay(t *testing.T) {
 		return ids
 	}
 	before := tabs()
+	tiles := eval[int](t, ctx, `document.querySelectorAll('article.tile').length`)
+	if tiles == 0 {
+		t.Fatal("no agent tile on the desk after the run")
+	}
 	if len(before) == 0 {
 		t.Fatal("the app has no tabs after the run")
 	}
@@ -131,8 +135,8 @@ func TestDesktopReplay(t *testing.T) {
 
 	// Back to the start, then "Show all" shows everything at once.
 	if err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`button.play`)), // at the end, Play starts over
 		chromedp.Click(chromedp.CSS(`button.speed[data-speed="1"]`)),
+		chromedp.Click(chromedp.CSS(`button.play`)), // at the end, Play starts over
 	); err != nil {
 		t.Fatal(err)
 	}
@@ -157,6 +161,8 @@ func TestDesktopReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the desk back", `!document.querySelector('section.replay') && !!document.querySelector('.desk-view:not(.away)')`, 10*time.Second)
+	// As the person left it: the ended run's tiles, visible again.
+	waitJS(t, ctx, "the run's tiles back", fmt.Sprintf(`(ts => ts.length === %d && ts.every(e => e.getClientRects().length > 0))([...document.querySelectorAll('article.tile')])`, tiles), 10*time.Second)
 	if after := tabs(); !slices.Equal(before, after) {
 		t.Errorf("the app's tabs changed after the replay: %v, then %v", before, after)
 	}
