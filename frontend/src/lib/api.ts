@@ -62,6 +62,12 @@ export type RoomEvent =
   | { seq: number; at: string; kind: 'confirm' | 'ask'; agent?: string; data: unknown }
   | { seq: number; at: string; kind: 'run'; agent?: string; data: RunInfo }
 
+/** MutedView says whose voices are muted in a run (app.MutedView). */
+export interface MutedView {
+  run_id: string
+  agents: string[]
+}
+
 /** Events maps each namespaced Go → UI event to its payload. */
 export interface Events {
   'tabs:changed': TabsView
@@ -70,6 +76,7 @@ export interface Events {
   'run:state': RunView
   'card:open': Card
   'card:closed': string
+  'voice:muted': MutedView
 }
 
 /** GoError is a failure reported by the Go side (or by the bridge itself). */
@@ -121,6 +128,7 @@ export const api = {
   unmute: () => call('unmute', () => Go.Unmute()),
   mute: () => call('mute', () => Go.Mute()),
   micLevel: () => call('mic level', () => Go.MicLevel()),
+  setAgentMuted: (agent: string, muted: boolean) => call('mute agent', () => Go.SetAgentMuted(agent, muted)),
 
   /** on subscribes to a Go → UI event; the returned function unsubscribes. */
   on<K extends keyof Events>(name: K, cb: (data: Events[K]) => void): () => void {

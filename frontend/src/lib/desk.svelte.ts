@@ -23,6 +23,8 @@ class Desk {
   floor: FloorState = $state({})
   usage: Usage = $state({ prompt_tokens: 0, completion_tokens: 0, cost: 0 })
   cards: Card[] = $state([])
+  /** muted are the agents whose voices the person muted in this run. */
+  muted: string[] = $state([])
   history: RunSummary[] = $state([])
   /** showRun keeps a finished run's tiles up until the person dismisses them. */
   showRun = $state(false)
@@ -73,6 +75,9 @@ class Desk {
     api.on('card:closed', (id) => {
       this.cards = this.cards.filter((c) => c.id !== id)
     })
+    api.on('voice:muted', (m) => {
+      if (m.run_id === this.run?.id) this.muted = m.agents ?? []
+    })
     try {
       const b = await api.browserState()
       this.browserReady = b.ready
@@ -109,6 +114,7 @@ class Desk {
     }
     for (const p of v.procs ?? []) this.setProc(p)
     this.usage = v.usage
+    this.muted = v.muted ?? []
     if (v.state !== 'running') {
       // Nobody holds the floor of a run that has ended.
       this.floor = {}
@@ -135,6 +141,13 @@ class Desk {
   /** dismissRun returns the main view to the active tab. */
   dismissRun() {
     this.showRun = false
+  }
+
+  /** setMuted mutes or unmutes an agent's voice; the event confirms it. */
+  async setMuted(agent: string, muted: boolean) {
+    await api.setAgentMuted(agent, muted)
+    if (muted && !this.muted.includes(agent)) this.muted.push(agent)
+    if (!muted) this.muted = this.muted.filter((a) => a !== agent)
   }
 
   /** holder is who holds the tab id, or ''. */
