@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -242,4 +243,46 @@ func TestReplayWaitLine(t *testing.T) {
 			t.Errorf("waitLine(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// BenchmarkReplay builds the replay of a long run: 4 agents, 1,000 steps
+// each, about 6,000 log records (the UI's wait after clicking Replay).
+func BenchmarkReplay(b *testing.B) {
+	dir := b.TempDir()
+	const id = "20261130-170000-b0b0"
+	l, err := agents.CreateRunLog(filepath.Join(dir, "runs"), id, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
+	n := 0
+	at := func() time.Time { n++; return t0.Add(time.Duration(n) * 50 * time.Millisecond) }
+	l.Write(agents.LogRecord{Time: at(), Event: "run_start", Text: "a long task"})
+	for i := range 1000 {
+		for a := 1; a <= 4; a++ {
+			name := "agent " + strconv.Itoa(a)
+			l.Write(agents.LogRecord{Time: at(), Event: "model", Agent: name, Step: i + 1, Kind: "executor", Text: "click", Usage: &agents.Usage{PromptTokens: 3000, CompletionTokens: 40}})
+			if i%2 == 0 {
+				l.Write(agents.LogRecord{Time: at(), Event: "tool", Agent: name, PID: a, Step: i + 1, Tool: "click",
+					Args: json.RawMessage(`{"ref":"e17"}`), Outcome: "the page changed: a dialog opened with 12 new controls", Effect: replayPtr(true), URL: "https://example.com/page"})
+			}
+		}
+	}
+	l.Write(agents.LogRecord{Time: at(), Event: "run_done", Text: "done", Success: replayPtr(true)})
+	if err := l.Close(); err != nil {
+		b.Fatal(err)
+	}
+	a := New(Options{DataDir: dir})
+	var entries int
+	b.ResetTimer()
+	for b.Loop() {
+		rp, err := a.Replay(id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		entries = len(rp.Timeline)
+	}
+	b.ReportMetric(float64(entries), "entries")
+	b.ReportMetric(float64(n), "records")
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/replay")
 }
