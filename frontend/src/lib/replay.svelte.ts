@@ -62,8 +62,10 @@ export class ReplayPlayer {
       (e) => (this.details || !e.detail) && (this.lane === '' || e.who === this.lane || e.agent === this.lane),
     ),
   )
-  /** shown is what has happened by pos. */
-  shown: ReplayEntry[] = $derived(this.visible.slice(0, upTo(this.visible, this.pos)))
+  /** count is how many visible entries have happened by pos. */
+  count = $derived(upTo(this.visible, this.pos))
+  /** shown is what has happened by pos; it changes only when count does, not every frame. */
+  shown: ReplayEntry[] = $derived(this.visible.slice(0, this.count))
   ended = $derived(this.data !== null && this.pos >= this.duration)
 
   private clock: Clock
