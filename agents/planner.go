@@ -47,6 +47,14 @@ func (p *planner) run(ctx context.Context) (final, error) {
 
 func (p *planner) execTool(ctx context.Context, tc ToolCall) toolOut {
 	bad := func(err error) toolOut { return toolOut{malformed: true, text: "error: " + err.Error()} }
+	// Published as the call starts, so the UI shows what the planner is
+	// doing (a wait, on which PIDs) while it is blocked in it.
+	started := func(args string) {
+		p.r.room.publish(Event{Kind: EventStep, Agent: p.name, Data: StepInfo{Agent: p.name, Step: p.steps, Tool: tc.Name, Args: args}})
+	}
+	if tc.Name != "wait" {
+		started(tc.Args)
+	}
 	switch tc.Name {
 	case "spawn":
 		var x spawnArgs
@@ -74,6 +82,13 @@ func (p *planner) execTool(ctx context.Context, tc ToolCall) toolOut {
 		// A correction cuts the wait short: the planner must read it now,
 		// not after executors that may be doing redirected work.
 		interrupt := p.r.room.Corrected()
+		if len(x.PIDs) == 0 {
+			// Waiting on "every unreported executor" means those there are
+			// now: one the person starts meanwhile (a tab dropped on a
+			// tile) is reported by the wait on the one it replaced.
+			x.PIDs = p.r.procs.unreported()
+		}
+		started(jsonString(x))
 		p.r.log.Write(LogRecord{Event: "wait", Agent: p.name, Text: fmt.Sprintf("%s %v", x.Mode, x.PIDs)})
 		res, err := p.r.procs.wait(ctx, x.PIDs, x.Mode == "all", timeout, interrupt)
 		if err != nil {

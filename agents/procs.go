@@ -73,8 +73,9 @@ func newProcTable(maxRunning, maxSpawns int, clock Clock, onChange func(ProcInfo
 		procs: map[int]*proc{}, changed: make(chan struct{})}
 }
 
-// add registers a new running process, within the limits.
-func (t *procTable) add(task string, cancel context.CancelFunc) (*proc, error) {
+// add registers a new running process, within the limits; one that
+// replaces a running process is not held to the running limit.
+func (t *procTable) add(task string, cancel context.CancelFunc, replacing bool) (*proc, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	running := 0
@@ -83,7 +84,7 @@ func (t *procTable) add(task string, cancel context.CancelFunc) (*proc, error) {
 			running++
 		}
 	}
-	if running >= t.maxRunning {
+	if running >= t.maxRunning && !replacing {
 		return nil, fmt.Errorf("spawn: %w: %d of %d; wait for one to finish first", ErrTooManyAgents, running, t.maxRunning)
 	}
 	if t.next >= t.maxSpawns {
@@ -113,6 +114,20 @@ func (t *procTable) get(pid int) (*proc, error) {
 		return nil, fmt.Errorf("%w: it has %s", ErrNoProcess, p.info.State)
 	}
 	return p, nil
+}
+
+// unreported returns the PIDs whose results the planner has not seen.
+func (t *procTable) unreported() []int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var pids []int
+	for pid, p := range t.procs {
+		if !p.reported {
+			pids = append(pids, pid)
+		}
+	}
+	sort.Ints(pids)
+	return pids
 }
 
 // notify publishes p's state; t.mu is held.

@@ -265,6 +265,35 @@ func errString(err error) string {
 // it), or in a new tab at url. It is the planner's spawn tool, exposed so
 // the app can start an executor on a dropped tab.
 func (r *Run) Spawn(ctx context.Context, task, tabID, url string) (ProcInfo, error) {
+	return r.spawn(ctx, task, tabID, url, false)
+}
+
+// Reassign moves executor pid's sub-task to the existing tab tabID (the
+// person dropped the tab on its tile): a new executor takes the task up
+// there, with the tab's session, and pid ends as killed with a summary that
+// names its successor, so a planner waiting on pid learns where the work
+// went rather than that it failed.
+func (r *Run) Reassign(ctx context.Context, pid int, tabID string) (ProcInfo, error) {
+	old, err := r.procs.get(pid)
+	if err != nil {
+		return ProcInfo{}, fmt.Errorf("reassign %d: %w", pid, err)
+	}
+	task := r.info(old).Task
+	// The successor starts before its predecessor stops: it replaces it,
+	// so the running limit does not apply, and if it cannot start the old
+	// agent goes on where it was.
+	p, err := r.spawn(ctx, task, tabID, "", true)
+	if err != nil {
+		return p, fmt.Errorf("reassign %d: %w", pid, err)
+	}
+	why := fmt.Sprintf("the user moved this task to tab %s: it goes on as %s (pid %d); wait for pid %d", tabID, p.Agent, p.PID, p.PID)
+	r.procs.finish(old, ProcKilled, why, false)
+	old.cancel()
+	r.log.Write(LogRecord{Event: "reassign", Agent: r.info(old).Agent, PID: pid, Tab: tabID, Text: why})
+	return p, nil
+}
+
+func (r *Run) spawn(ctx context.Context, task, tabID, url string, replacing bool) (ProcInfo, error) {
 	if err := r.ctx.Err(); err != nil {
 		return ProcInfo{}, fmt.Errorf("spawn: %w", context.Cause(r.ctx))
 	}
@@ -276,7 +305,7 @@ func (r *Run) Spawn(ctx context.Context, task, tabID, url string) (ProcInfo, err
 		r.gate.setOrigin(url)
 	}
 	pctx, cancel := context.WithCancel(r.ctx)
-	p, err := r.procs.add(task, cancel)
+	p, err := r.procs.add(task, cancel, replacing)
 	if err != nil {
 		cancel()
 		return ProcInfo{}, err

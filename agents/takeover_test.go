@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -199,5 +200,47 @@ func TestKillWhileTakenOver(t *testing.T) {
 	}
 	if n := len(tr.tabs.tab("tab-1").actions()); n != 0 {
 		t.Errorf("the killed agent acted %d times", n)
+	}
+}
+
+// TestReassignTellsTheWaiterWhereTheWorkWent: the person drops a tab on a
+// running agent's tile. A successor takes the task up in that tab (even at
+// the running limit, since it replaces the agent), and a wait on the old
+// PID reports it moved, naming the new PID, rather than that it failed.
+func TestReassignTellsTheWaiterWhereTheWorkWent(t *testing.T) {
+	t.Parallel()
+	tr := newTestRun(t, func(c *Config) { c.MaxAgents = 1 })
+	tr.tabs.page = takeoverPage
+	mine := newFakeTab("user-tab", "http://form.test/mine")
+	takeoverPage(mine)
+	tr.tabs.put(mine)
+	tr.srv.Script("executor",
+		modeltest.Step{Match: modeltest.MessageContains("user", "form.test/mine"), Reply: done("saved in the person's tab", true)},
+		modeltest.Step{Times: -1, Reply: modeltest.Slow(20*time.Millisecond, modeltest.Call("read_page", map[string]any{}))},
+	)
+	ctx := context.Background()
+	p, err := tr.Spawn(ctx, "save the form", "", "http://form.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan WaitResult, 1)
+	go func() {
+		w, _ := tr.Wait(ctx, []int{p.PID}, true, 10*time.Second)
+		waiting <- w
+	}()
+	next, err := tr.Reassign(ctx, p.PID, "user-tab")
+	if err != nil || next.PID == p.PID || next.Tab != "user-tab" || next.Task != "save the form" {
+		t.Fatalf("reassign: %v %+v", err, next)
+	}
+	w := <-waiting
+	if len(w.Finished) != 1 || w.Finished[0].State != ProcKilled || !strings.Contains(w.Finished[0].Summary, fmt.Sprintf("wait for pid %d", next.PID)) {
+		t.Fatalf("the waiter saw %+v", w)
+	}
+	w2, err := tr.Wait(ctx, []int{next.PID}, true, 10*time.Second)
+	if err != nil || len(w2.Finished) != 1 || !w2.Finished[0].Success {
+		t.Fatalf("%v %+v", err, w2)
+	}
+	if _, err := tr.Reassign(ctx, next.PID, "user-tab"); !errors.Is(err, ErrNoProcess) {
+		t.Errorf("reassigning a finished agent: %v", err)
 	}
 }

@@ -1053,6 +1053,7 @@ func (a *App) HandTab(pid int, tabID string) (agents.ProcInfo, error) {
 		return agents.ProcInfo{}, fmt.Errorf("hand tab: %w", err)
 	}
 	var task string
+	running := false
 	for _, p := range r.run.Procs() {
 		if p.PID == pid {
 			task = p.Task
@@ -1062,11 +1063,7 @@ func (a *App) HandTab(pid int, tabID string) (agents.ProcInfo, error) {
 			if o := t.Info().Owner; o != "" {
 				return agents.ProcInfo{}, fmt.Errorf("hand tab: %s is working in it", o)
 			}
-			if !p.State.Finished() {
-				if err := r.run.KillProc(pid); err != nil && !errors.Is(err, agents.ErrNoProcess) {
-					return agents.ProcInfo{}, fmt.Errorf("hand tab: %w", err)
-				}
-			}
+			running = !p.State.Finished()
 		}
 	}
 	if task == "" {
@@ -1074,6 +1071,15 @@ func (a *App) HandTab(pid int, tabID string) (agents.ProcInfo, error) {
 	}
 	ctx, cancel := context.WithTimeout(a.context(), 30*time.Second)
 	defer cancel()
+	if running {
+		// The planner waiting on pid is told where its work went.
+		p, err := r.run.Reassign(ctx, pid, tabID)
+		if err != nil {
+			return p, fmt.Errorf("hand tab: %w", err)
+		}
+		return p, nil
+	}
+	// A finished agent's task is retried in the tab.
 	p, err := r.run.Spawn(ctx, task, tabID, "")
 	if err != nil {
 		return p, fmt.Errorf("hand tab: %w", err)

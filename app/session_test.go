@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -549,14 +551,20 @@ func TestSessionHandTab(t *testing.T) {
 		t.Fatal(err)
 	}
 	closeLater(t, mine.ID)
-	// The planner waits until the agent handed the tab reports: the
-	// replacement is not among the pids its first wait was for.
+	// The planner's wait on the first agent returns when the tab is
+	// handed over, saying which pid took the task up; it then waits for
+	// that one, as a model following the result would.
+	movedTo := regexp.MustCompile(`wait for pid (\d+)`)
 	d.srv.Script("planner", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		last := r.LastText()
 		switch {
 		case r.ToolResults() == 0:
 			return call("spawn", "task", "read the account", "url", s.URL+"/quote.html")
-		case strings.Contains(r.LastText(), "in the person's tab"):
+		case strings.Contains(last, "in the person's tab"):
 			return done("read it", true)
+		case movedTo.MatchString(last):
+			n, _ := strconv.Atoi(movedTo.FindStringSubmatch(last)[1])
+			return call("wait", "pids", []int{n}, "mode", "all")
 		}
 		return call("wait", "mode", "all")
 	}})
@@ -574,6 +582,11 @@ func TestSessionHandTab(t *testing.T) {
 		return ok && p.State == agents.ProcRunning && p.Tab != ""
 	})
 	first := x.(agents.Event).Data.(agents.ProcInfo)
+	// Hand the tab over once the planner is waiting on the first agent.
+	d.ui.wait(t, 30*time.Second, EventRoom, 0, func(x any) bool {
+		s, ok := x.(agents.Event).Data.(agents.StepInfo)
+		return ok && s.Agent == "planner" && s.Tool == "wait"
+	})
 	if _, err := d.HandTab(first.PID, "no-such-tab"); err == nil {
 		t.Fatal("an unknown tab was handed over")
 	}
@@ -595,6 +608,10 @@ func TestSessionHandTab(t *testing.T) {
 	}
 	if opened := d.currentRun().tabs.Opened(); len(opened) != 1 || opened[0] != first.Tab {
 		t.Fatalf("the run opened %v, want only %s", opened, first.Tab)
+	}
+	reqs := d.srv.Requests("planner")
+	if want := fmt.Sprintf(`wait {"mode":"all","pids":[%d]}`, p.PID); !strings.Contains(calls(reqs[len(reqs)-1]), want) {
+		t.Fatalf("the planner never waited for the successor; its calls:\n%s", calls(reqs[len(reqs)-1]))
 	}
 }
 
