@@ -289,7 +289,7 @@ func TestDesktopRunEndToEnd(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	waitJS(t, ctx, "the run in the history", fmt.Sprintf(`(r => r.includes(%q) && r.includes('done'))(document.querySelector('.history .past').textContent)`, task), 10*time.Second)
+	waitJS(t, ctx, "the run in the history", fmt.Sprintf(`(r => r.includes(%q) && r.includes('done') && / tok · \$/.test(r))(document.querySelector('.history .past').textContent)`, task), 10*time.Second)
 	logs, _ := filepath.Glob(filepath.Join(dataDir, "runs", "*.jsonl"))
 	if len(logs) != 1 {
 		t.Fatalf("run logs %v", logs)

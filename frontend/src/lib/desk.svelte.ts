@@ -9,6 +9,7 @@ export interface LastStep {
   tool: string
   outcome: string
   effect: boolean
+  args?: string
 }
 
 class Desk {
@@ -129,7 +130,7 @@ class Desk {
   }
 
   private setStep(s: StepInfo) {
-    this.steps[s.agent] = { step: s.step, tool: s.tool, outcome: s.outcome, effect: s.effect }
+    this.steps[s.agent] = { step: s.step, tool: s.tool, outcome: s.outcome, effect: s.effect, args: s.args }
   }
 
   private addEntry(e: Entry) {
