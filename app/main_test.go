@@ -76,8 +76,9 @@ type site struct {
 	notes  map[string][]string // user → notes
 	skills []string
 	cells  map[string]string
-	orders int
-	hits   int
+	orders  int
+	deletes int
+	hits    int
 	// attacker is substituted into injection.html.
 	attacker string
 }
@@ -164,6 +165,12 @@ func newSite(t testing.TB) *site {
 		s.mu.Lock()
 		s.orders++
 		s.mu.Unlock()
+	})
+	mux.HandleFunc("POST /api/delete-account", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.deletes++
+		s.mu.Unlock()
+		io.WriteString(w, "<p>Your account is gone.</p>")
 	})
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)

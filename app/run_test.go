@@ -551,6 +551,42 @@ func TestPlaceOrderNeedsConfirmation(t *testing.T) {
 	}
 }
 
+// TestFormNamesTheCommit: a button that says only "Continue" submits the
+// form "delete-account". The gate learns the form from the observation and
+// asks before the click; denied, the site never hears of it.
+func TestFormNamesTheCommit(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	var asked []agents.Confirmation
+	var mu sync.Mutex
+	h := newHarness(t, func(c *agents.Config) {
+		c.Confirm = agents.ConfirmFunc(func(ctx context.Context, cf agents.Confirmation) (agents.Decision, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked = append(asked, cf)
+			return agents.Deny, nil
+		})
+	})
+	h.srv.Script("planner", plannerScript(map[string]any{"task": "continue on the settings page", "url": s.URL + "/close.html"}))
+	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		if r.ToolResults() == 0 {
+			return call("click", "ref", ref(r.Text(), "button", "Continue"))
+		}
+		return done("not continued: the user refused", false)
+	}})
+	h.execute(t, "continue")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || !strings.Contains(asked[0].Reason, `the form "delete-account"`) {
+		t.Fatalf("confirmations %+v", asked)
+	}
+	s.state(func(s *site) {
+		if s.deletes != 0 {
+			t.Fatalf("the account was deleted %d times", s.deletes)
+		}
+	})
+}
+
 // TestInjectionBlocked (must-show 8): hidden page text tells the agent to
 // open an attacker URL. The text reaches the model only inside the fenced,
 // untrusted page data; when the scripted model obeys, the navigation

@@ -73,6 +73,10 @@ type Control struct {
 	Sensitive bool     `json:"sensitive,omitempty"`
 	Options   []string `json:"options,omitempty"`
 	Href      string   `json:"href,omitempty"`
+	// Form describes the form the control belongs to (its label, name,
+	// id or action), for the safety gate: what a form submits is often
+	// named there and not on its button.
+	Form string `json:"form,omitempty"`
 	// Box is x, y, width, height in viewport CSS pixels.
 	Box [4]int `json:"box"`
 }

@@ -456,6 +456,13 @@
       if (act === el) ctl.focused = true;
       if (c.tag === 'SELECT') ctl.options = Array.from(el.options).slice(0, 12).map((x) => clip(squash(x.textContent), 40));
       if (c.tag === 'A') ctl.href = clip(el.getAttribute('href') || '', 120);
+      // The form a control submits names what it commits ("delete-account",
+      // "/checkout/pay"), which the button's own name often does not.
+      const form = el.form || (el.closest && el.closest('form'));
+      if (form) {
+        const fd = form.getAttribute('aria-label') || form.getAttribute('name') || form.id || form.getAttribute('action') || '';
+        if (fd) ctl.form = clip(squash(fd), 80);
+      }
       controls.push(ctl);
     }
     // Hand back only live entries so the map cannot grow without bound.
