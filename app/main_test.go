@@ -71,11 +71,11 @@ func needBrowser(tb testing.TB) {
 type site struct {
 	*httptest.Server
 
-	mu     sync.Mutex
-	quotes int
-	notes  map[string][]string // user → notes
-	skills []string
-	cells  map[string]string
+	mu      sync.Mutex
+	quotes  int
+	notes   map[string][]string // user → notes
+	skills  []string
+	cells   map[string]string
 	orders  int
 	deletes int
 	hits    int
