@@ -117,6 +117,7 @@ type Run struct {
 
 	mu    sync.Mutex
 	usage Usage
+	over  bool // killed or ended: a later kill does nothing
 	execs sync.WaitGroup // running executors, so Execute returns only after they stopped
 }
 
@@ -194,7 +195,13 @@ func (r *Run) overBudget(be *BudgetError) {
 }
 
 func (r *Run) kill(cause error, why string) {
-	if r.ctx.Err() != nil {
+	// Once per run, and never after its end; but a run whose parent
+	// context already ended (the app closing) is still killed and logged.
+	r.mu.Lock()
+	over := r.over
+	r.over = true
+	r.mu.Unlock()
+	if over {
 		return
 	}
 	r.log.Write(LogRecord{Event: "killed", Text: why})
@@ -230,6 +237,9 @@ func (r *Run) Execute(ctx context.Context, task string, tabs ...string) (Result,
 
 	p := newPlanner(r, task, tabs)
 	fin, err := p.run(r.ctx)
+	r.mu.Lock()
+	r.over = true // the run is ending: a kill now would be logged after its end
+	r.mu.Unlock()
 	// Whatever the planner did, no executor outlives the run: each is
 	// stopped and has released its tab when Execute returns.
 	r.procs.killAll("the run ended")

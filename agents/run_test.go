@@ -607,3 +607,25 @@ func TestCreateRunLogFile(t *testing.T) {
 		t.Fatal(err, len(recs))
 	}
 }
+
+// TestKillAfterParentEnded: the app closing cancels the run's parent
+// context first; the kill that follows is still logged and stops every
+// agent. A kill after the run's end does nothing.
+func TestKillAfterParentEnded(t *testing.T) {
+	t.Parallel()
+	buf := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := NewRun(ctx, Config{Tabs: newFakeTabs(), Log: NewRunLog(buf, nil)})
+	cancel()
+	r.Kill("Vroom is closing")
+	r.Kill("twice")
+	var kills []string
+	for _, rec := range buf.records(t) {
+		if rec.Event == "killed" {
+			kills = append(kills, rec.Text)
+		}
+	}
+	if len(kills) != 1 || kills[0] != "Vroom is closing" {
+		t.Fatalf("kills logged: %q", kills)
+	}
+}
