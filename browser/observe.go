@@ -418,6 +418,12 @@ type Diff struct {
 	Added   []Control    `json:"added,omitempty"`
 	Changed []Control    `json:"changed,omitempty"`
 	Removed []string     `json:"removed,omitempty"`
+	// Text is the page prose that is new since the baseline (a message
+	// that appeared, a result that changed), cut to maxDiffText; TextGone
+	// is prose that went away with nothing in its place (an error message
+	// cleared).
+	Text     string `json:"text,omitempty"`
+	TextGone string `json:"textGone,omitempty"`
 	// Compared is how many controls the new view held, and Candidates how
 	// many the page had, so an empty diff says how much it looked at.
 	Compared   int  `json:"compared"`
@@ -427,7 +433,7 @@ type Diff struct {
 
 // Empty reports whether nothing changed in the compared view.
 func (d *Diff) Empty() bool {
-	return d.Full == nil && d.URL == "" && d.Title == "" && d.Dialog == nil && len(d.Added)+len(d.Changed)+len(d.Removed) == 0
+	return d.Full == nil && d.URL == "" && d.Title == "" && d.Dialog == nil && d.Text == "" && d.TextGone == "" && len(d.Added)+len(d.Changed)+len(d.Removed) == 0
 }
 
 // Changes observes the page and reports what changed since observation
@@ -488,7 +494,38 @@ func diffObs(d *Diff, base *baseline, obs *Observation) *Diff {
 			d.Removed = append(d.Removed, ref)
 		}
 	}
+	d.Text = newText(base.text, obs.Text)
+	if d.Text == "" {
+		d.TextGone = newText(obs.Text, base.text)
+	}
 	return d
+}
+
+// maxDiffText bounds the new prose a diff carries.
+const maxDiffText = 300
+
+// newText returns the words of now that differ from was: what lies between
+// their common leading and trailing words. Page prose mostly changes in one
+// place (a message appears, a total updates), which this finds without a
+// general diff.
+func newText(was, now string) string {
+	if was == now {
+		return ""
+	}
+	a, b := strings.Fields(was), strings.Fields(now)
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	j := 0
+	for j < len(a)-i && j < len(b)-i && a[len(a)-1-j] == b[len(b)-1-j] {
+		j++
+	}
+	mid := strings.Join(b[i:len(b)-j], " ")
+	if len(mid) > maxDiffText {
+		mid = clipText(mid, maxDiffText)
+	}
+	return mid
 }
 
 func sameControl(a, b Control) bool {
@@ -538,6 +575,12 @@ func (d *Diff) Compact() string {
 	if len(d.Removed) > 0 {
 		fmt.Fprintf(&sb, "- %s\n", strings.Join(d.Removed, " "))
 	}
+	if d.Text != "" {
+		fmt.Fprintf(&sb, "text now: %s\n", d.Text)
+	}
+	if d.TextGone != "" {
+		fmt.Fprintf(&sb, "text gone: %s\n", d.TextGone)
+	}
 	return sb.String()
 }
 
@@ -555,6 +598,7 @@ type baseline struct {
 	url      string
 	title    string
 	dialog   string
+	text     string
 	controls map[string]Control
 	order    []string
 	size     int
@@ -566,8 +610,8 @@ type baselines struct {
 }
 
 func (bs *baselines) put(key string, o *Observation) {
-	b := &baseline{version: o.Version, key: key, doc: o.doc, url: o.URL, title: o.Title, dialog: o.Dialog,
-		controls: make(map[string]Control, len(o.Controls)), order: make([]string, 0, len(o.Controls))}
+	b := &baseline{version: o.Version, key: key, doc: o.doc, url: o.URL, title: o.Title, dialog: o.Dialog, text: o.Text,
+		controls: make(map[string]Control, len(o.Controls)), order: make([]string, 0, len(o.Controls)), size: len(o.Text)}
 	for _, c := range o.Controls {
 		b.controls[c.Ref] = c
 		b.order = append(b.order, c.Ref)

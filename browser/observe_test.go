@@ -433,3 +433,42 @@ func TestDiffBaselines(t *testing.T) {
 		t.Errorf("baseline v%d evicted too early: %v %v", first+1, err, d5.Reason)
 	}
 }
+
+// TestDiffCarriesNewText: a click that only changes prose (a count, a
+// message) shows in the diff as the new text, not as "nothing changed".
+func TestDiffCarriesNewText(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/counter.html")
+	ctx := tctx(t)
+	v1, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := find(t, v1, "button", "Add one")
+	if _, err := tab.Click(ctx, add.Ref); err != nil {
+		t.Fatal(err)
+	}
+	d, err := tab.Changes(ctx, v1.Version, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Empty() || d.Text != "1" || !strings.Contains(d.Compact(), "text now: 1\n") {
+		t.Fatalf("diff:\n%s", d.Compact())
+	}
+}
+
+func TestNewText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ was, now, want string }{
+		{"Count: 0", "Count: 0", ""},
+		{"Count: 0", "Count: 1", "1"},
+		{"Your cart", "Your cart Saved as draft at 10:02", "Saved as draft at 10:02"},
+		{"Error: bad email Fill in the form", "Fill in the form", ""},
+		{"a b c", "x y z", "x y z"},
+		{"", strings.Repeat("word ", 100), clipText(strings.TrimSpace(strings.Repeat("word ", 100)), maxDiffText)},
+	} {
+		if got := newText(tc.was, tc.now); got != tc.want {
+			t.Errorf("newText(%q, %q) = %q, want %q", tc.was, tc.now, got, tc.want)
+		}
+	}
+}
