@@ -206,6 +206,28 @@ func TestSessionAgentMuted(t *testing.T) {
 	if rv := d.Run(); rv == nil || !slices.Equal(rv.Muted, []string{"agent 1"}) {
 		t.Fatalf("run view muted %v, want [agent 1]", rv.Muted)
 	}
+	// The planner has no tile but its strip has the same toggle.
+	if err := d.SetAgentMuted("planner", true); err != nil {
+		t.Fatal(err)
+	}
+	if rv := d.Run(); !slices.Equal(rv.Muted, []string{"agent 1", "planner"}) {
+		t.Fatalf("run view muted %v, want [agent 1 planner]", rv.Muted)
+	}
+	if err := d.SetAgentMuted("planner", false); err != nil {
+		t.Fatal(err)
+	}
+	// Emitted before SetAgentMuted returns: the last event is the state.
+	d.ui.mu.Lock()
+	var last MutedView
+	for _, e := range d.ui.events {
+		if e.name == EventMuted {
+			last = e.data.(MutedView)
+		}
+	}
+	d.ui.mu.Unlock()
+	if d.ui.count(EventMuted) != 3 || !slices.Equal(last.Agents, []string{"agent 1"}) {
+		t.Fatalf("%d muted events, the last %+v; want 3, the last [agent 1]", d.ui.count(EventMuted), last)
+	}
 	close(release)
 	x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
 	if !slices.ContainsFunc(x.(RunView).Transcript, func(e agents.Entry) bool {
