@@ -152,6 +152,19 @@ func TestDesktopAgentVoiceMuted(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, north+"'s voice muted", fmt.Sprintf(`document.querySelector(%q).getAttribute('aria-pressed') === 'true'`, sel), 10*time.Second)
+	// The planner's strip has the same toggle, both ways.
+	const plannerSel = `.planner button.voice[data-agent=planner]`
+	for _, pressed := range []string{"true", "false"} {
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(plannerSel))); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, "the planner's toggle "+pressed, fmt.Sprintf(`document.querySelector(%q).getAttribute('aria-pressed') === %q`, plannerSel, pressed), 10*time.Second)
+	}
+	// A reloaded window shows who is muted.
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, north+" still muted after a reload", fmt.Sprintf(`document.querySelector(%q)?.getAttribute('aria-pressed') === 'true'`, sel), 30*time.Second)
 	close(release)
 	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 90*time.Second)
 
