@@ -86,8 +86,10 @@ func TestDesktopPushToTalk(t *testing.T) {
 	}
 	eval[bool](t, ctx, `(document.querySelector('input[name=correction]').value = '', document.activeElement.blur(), true)`)
 
+	pressed := time.Now()
 	pttKey(t, ctx, true, false)
 	waitJS(t, ctx, "the person holding the floor", `document.querySelector('.floor').dataset.floor === 'user' && !!document.querySelector('button.mic.held.open')`, 10*time.Second)
+	toFloor := time.Since(pressed)
 	if title := eval[string](t, ctx, `document.querySelector('button.mic').title`); !strings.Contains(title, "`") {
 		t.Errorf("the mic button's title %q does not name the key", title)
 	}
@@ -96,8 +98,11 @@ func TestDesktopPushToTalk(t *testing.T) {
 		pttKey(t, ctx, true, true)
 	}
 	waitJS(t, ctx, "the microphone still open after key repeat", `document.querySelector('.floor').dataset.floor === 'user' && !!document.querySelector('button.mic.held.open')`, 5*time.Second)
+	released := time.Now()
 	pttKey(t, ctx, false, false)
 	waitJS(t, ctx, "the floor free after release", `document.querySelector('.floor').dataset.floor === 'free' && !document.querySelector('button.mic.open, button.mic.held')`, 10*time.Second)
+	// Polled every 50 ms: upper bounds, with the UI's round trips.
+	t.Logf("key down to the floor shown as the person's: %v; release to the floor shown free: %v", toFloor.Round(time.Millisecond), time.Since(released).Round(time.Millisecond))
 	close(release)
 	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 60*time.Second)
 }
@@ -239,9 +244,12 @@ func TestDesktopVoiceAnswersCard(t *testing.T) {
 	if err := <-played; err != nil {
 		t.Fatalf("paplay: %v", err)
 	}
+	released := time.Now()
 	pttKey(t, ctx, false, false)
-
-	waitJS(t, ctx, "the card answered and the run failed", `!document.querySelector('.card') && !!document.querySelector('.ended[data-state=failed]')`, 60*time.Second)
+	waitJS(t, ctx, "the card closed", `!document.querySelector('.card')`, 30*time.Second)
+	// Polled every 50 ms; includes the upload and the scripted transcription.
+	t.Logf("release to the card closed: %v", time.Since(released).Round(time.Millisecond))
+	waitJS(t, ctx, "the run failed", `!!document.querySelector('.ended[data-state=failed]')`, 60*time.Second)
 	if _, o := site.count(); o != 0 {
 		t.Fatalf("the site has %d orders after a spoken deny", o)
 	}
