@@ -10,12 +10,13 @@ import (
 // Spoken answers to a confirmation card, after normalising (lower case,
 // no punctuation, apostrophes dropped, filler words removed). A card is
 // answered only when the whole utterance is one of these: "no, take the
-// most recent repo" is a correction, not a denial.
+// most recent repo" is a correction, not a denial. Allowing an
+// irreversible action takes a deliberate word: a mere "okay" is not one.
 var (
 	sayOnce = []string{
 		"allow", "allow once", "allow it", "allow it once", "allow this once", "allow that", "allow that once",
-		"once", "yes", "yes allow", "yes allow it", "yes allow once", "yes once", "yeah", "yep", "ok", "okay",
-		"go ahead", "yes go ahead", "do it", "yes do it", "approve", "approved",
+		"once", "yes", "yes allow", "yes allow it", "yes allow once", "yes once", "go ahead", "yes go ahead",
+		"do it", "yes do it", "approve",
 	}
 	sayRun = []string{
 		"allow for this run", "allow for the run", "allow for the whole run", "allow it for this run",

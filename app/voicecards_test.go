@@ -40,6 +40,7 @@ func TestVoiceAnswer(t *testing.T) {
 		{confirm, "No, take the most recent repo instead.", ""},
 		{confirm, "allow me to explain", ""},
 		{confirm, "yes no", ""},
+		{confirm, "okay", ""}, // acknowledging is not allowing
 
 		{repos, "the most recent repo", "The most recent repo"},
 		{repos, "Recent.", "The most recent repo"},
