@@ -117,7 +117,7 @@ type Run struct {
 
 	mu    sync.Mutex
 	usage Usage
-	over  bool // killed or ended: a later kill does nothing
+	over  bool           // killed or ended: a later kill does nothing
 	execs sync.WaitGroup // running executors, so Execute returns only after they stopped
 }
 
