@@ -262,7 +262,10 @@ func (t *Tab) locate(ctx context.Context, ref string) (*world, [2]float64, error
 	if !ok {
 		return nil, [2]float64{}, fmt.Errorf("%w: %s (refs come from an observation of this tab)", ErrUnknownRef, ref)
 	}
-	fs, err := t.frames(ctx)
+	// Most refs live in the tab's own process: its frame tree alone says
+	// whether the ref's document is current, without the browser-wide
+	// target listing that finding out-of-process frames takes.
+	fs, err := frameTree(ctx, t.target(), "")
 	if err != nil {
 		return nil, [2]float64{}, err
 	}
@@ -270,6 +273,16 @@ func (t *Tab) locate(ctx context.Context, ref string) (*world, [2]float64, error
 	for _, x := range fs {
 		if x.ID == loc.frame {
 			f = x
+		}
+	}
+	if f == nil {
+		if fs, err = t.frames(ctx); err != nil {
+			return nil, [2]float64{}, err
+		}
+		for _, x := range fs {
+			if x.ID == loc.frame {
+				f = x
+			}
 		}
 	}
 	if f == nil || f.LoaderID != loc.loader {
@@ -330,12 +343,7 @@ func prepError(ref string, p prep) error {
 
 // pointer moves to the target, checks again that nothing covers it (moving
 // can open an overlay), and returns the top-level point.
-//
-// A text field is pressed where it was found without the move: what hover
-// opens (a menu, a tooltip) matters to clicks on it, while typing needs
-// only the focus, and the press itself is still hit-tested by Chromium
-// (the verdict then checks the value landed).
-func (t *Tab) pointer(ctx context.Context, w *world, off [2]float64, ref string, hover bool) (prep, float64, float64, error) {
+func (t *Tab) pointer(ctx context.Context, w *world, off [2]float64, ref string) (prep, float64, float64, error) {
 	var p prep
 	if err := t.call(ctx, w, "prepare", &p, ref, true); err != nil {
 		return p, 0, 0, err
@@ -344,9 +352,6 @@ func (t *Tab) pointer(ctx context.Context, w *world, off [2]float64, ref string,
 		return p, 0, 0, prepError(ref, p)
 	}
 	x, y := p.X+off[0], p.Y+off[1]
-	if !hover && p.Editable {
-		return p, x, y, nil
-	}
 	if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
 		return p, 0, 0, err
 	}
@@ -425,7 +430,7 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 
 	switch a.Kind {
 	case ActClick:
-		p, x, y, err := t.pointer(ctx, w, off, a.Ref, true)
+		p, x, y, err := t.pointer(ctx, w, off, a.Ref)
 		if err != nil {
 			return nil, err
 		}
@@ -434,32 +439,28 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 			return nil, err
 		}
 	case ActHover:
-		p, _, _, err := t.pointer(ctx, w, off, a.Ref, true)
+		p, _, _, err := t.pointer(ctx, w, off, a.Ref)
 		if err != nil {
 			return nil, err
 		}
 		setBefore(p)
 	case ActType, ActClear:
-		p, x, y, err := t.pointer(ctx, w, off, a.Ref, false)
-		if err != nil {
+		// The checks of a click (attached, visible, enabled, not inert,
+		// not covered at its point), then focus and select in the same
+		// call, as Playwright's fill does: no press. A press is not even
+		// trusted to focus (a page can keep the focus from it, and
+		// Chromium then inserts the text into the field that had it);
+		// the text itself goes in as trusted input.
+		var p prep
+		if err := t.call(ctx, w, "prepare", &p, a.Ref, true, true); err != nil {
 			return nil, err
+		}
+		if p.Err != "" {
+			return nil, prepError(a.Ref, p)
 		}
 		setBefore(p)
 		if !p.Editable {
 			return nil, &ActionError{Ref: a.Ref, Reason: "not a text field (" + strings.ToLower(p.Tag) + ")"}
-		}
-		if err := t.clickPoint(ctx, x, y); err != nil {
-			return nil, err
-		}
-		var pt struct {
-			Err       string `json:"err"`
-			Sensitive bool   `json:"sensitive"`
-		}
-		if err := t.call(ctx, w, "prepareType", &pt, a.Ref); err != nil {
-			return nil, err
-		}
-		if pt.Err != "" {
-			return nil, prepError(a.Ref, prep{Err: pt.Err})
 		}
 		if a.Kind == ActClear || a.Text == "" {
 			if err := t.keys(ctx, chord{key: namedKeys["Backspace"]}); err != nil {
@@ -744,7 +745,7 @@ func (t *Tab) selectOption(ctx context.Context, w *world, off [2]float64, a Acti
 		return nil
 	}
 	if res.Expanded == nil || *res.Expanded != "true" {
-		_, x, y, err := t.pointer(ctx, w, off, a.Ref, true)
+		_, x, y, err := t.pointer(ctx, w, off, a.Ref)
 		if err != nil {
 			return err
 		}
@@ -778,7 +779,7 @@ func (t *Tab) selectOption(ctx context.Context, w *world, off [2]float64, a Acti
 	t.nextRef = found.NextRef
 	t.refs[found.Ref] = t.refs[a.Ref]
 
-	_, x, y, err := t.pointer(ctx, w, off, found.Ref, true)
+	_, x, y, err := t.pointer(ctx, w, off, found.Ref)
 	if err != nil {
 		return err
 	}

@@ -359,3 +359,38 @@ func TestUpload(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestTypeWhereThePressDoesNotFocus: a field whose mousedown handler keeps
+// the focus away from it. The text must land in that field, never in the
+// field that had the focus (Chromium inserts text there when the press
+// alone is trusted to focus).
+func TestTypeWhereThePressDoesNotFocus(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/nofocus.html")
+	ctx := tctx(t)
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, name := find(t, o, "textbox", "Other"), find(t, o, "textbox", "Name")
+	if _, err := tab.Click(ctx, other.Ref); err != nil {
+		t.Fatal(err)
+	}
+	r, err := tab.Type(ctx, name.Ref, "hello", false)
+	if err != nil || !r.Changed {
+		t.Fatalf("type: %v %+v", err, r)
+	}
+	o2, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range o2.Controls {
+		want := ""
+		if c.Ref == name.Ref {
+			want = "hello"
+		}
+		if c.Value != want {
+			t.Errorf("%s %q holds %q, want %q", c.Ref, c.Name, c.Value, want)
+		}
+	}
+}

@@ -561,7 +561,10 @@
 
   // prepare checks a target and scrolls it into view; it returns the point
   // to press in frame viewport coordinates.
-  function prepare(ref, scroll) {
+  //
+  // With focus (typing), an editable target is then focused and its content
+  // selected, so the text replaces it; the baseline is taken first.
+  function prepare(ref, scroll, focus) {
     const el = resolve(ref);
     if (!el) return { err: 'gone' };
     if (!el.isConnected) return { err: 'detached' };
@@ -593,7 +596,10 @@
     if (!hit.ok) return { err: 'covered', hit: hit.hit, x, y };
     // The baseline for the verdict is taken after our own scrolling, so
     // scrolling a target into view never counts as an effect.
-    return { x, y, tag, type: el.type || '', editable: isEditable(el), role: roleOf(el, tag), fp: fingerprint(ref) };
+    const editable = isEditable(el);
+    const fp = fingerprint(ref);
+    if (focus && editable) focusAll(el);
+    return { x, y, tag, type: el.type || '', editable, role: roleOf(el, tag), fp };
   }
 
   function isEditable(el) {
@@ -626,26 +632,32 @@
   // settle resolves once the DOM has been quiet for quietMs after the
   // action, or at maxMs; the host enforces its own deadline on top, since a
   // hung renderer runs no timers at all. With mutsBefore (typing), it
-  // settles at the first frame if the DOM has not changed at all since
-  // before the input: the verdict rests on the field's value, final at once,
-  // and a quiet window would only wait for reactions that never started.
+  // settles at once if the DOM has not changed at all since before the
+  // input: the verdict rests on the field's value, final at once, and a
+  // quiet window would only wait for reactions that never started.
   function settle(quietMs, maxMs, cond, ref, mutsBefore) {
     const start = performance.now();
     return new Promise((res0) => {
       const res = (v) => { v.fp = fingerprint(ref); res0(v); };
-      let first = true;
       const tick = () => {
         const now = performance.now();
         if (cond && check(cond)) return res({ settled: true, cond: true });
-        if (!cond && first && mutsBefore != null && S.muts === mutsBefore) return res({ settled: true });
-        first = false;
         const quietFor = now - Math.max(S.lastMut, start);
         if (!cond && quietFor >= quietMs) return res({ settled: true });
         if (now - start >= maxMs) return res({ settled: false, cond: cond ? check(cond) : undefined });
         setTimeout(tick, 4);
       };
-      // One frame lets rAF-driven renders land before quiet is judged.
-      requestAnimationFrame(tick);
+      // One frame lets rAF-driven renders land before quiet is judged;
+      // typing looks first at once (its handlers ran during the input)
+      // and waits for the frame only if the DOM moved.
+      if (mutsBefore != null && !cond) {
+        setTimeout(() => {
+          if (S.muts === mutsBefore) return res({ settled: true });
+          requestAnimationFrame(tick);
+        }, 0);
+      } else {
+        requestAnimationFrame(tick);
+      }
     });
   }
 
@@ -665,10 +677,8 @@
     return true;
   }
 
-  function prepareType(ref) {
-    const el = resolve(ref);
-    if (!el) return { err: 'gone' };
-    if (!isEditable(el)) return { err: 'not editable' };
+  // focusAll focuses a text field and selects its content.
+  function focusAll(el) {
     el.focus();
     if ('select' in el && typeof el.select === 'function') el.select();
     else {
@@ -678,7 +688,6 @@
       sel.removeAllRanges();
       sel.addRange(rng);
     }
-    return { sensitive: sensitive(el, el.tagName) };
   }
 
   function focusedInfo() {
@@ -750,6 +759,6 @@
   }
 
   Object.defineProperty(globalThis, '__vroom', {
-    value: { observe, resolve, prepare, recheck, fingerprint, settle, check, prepareType, focusedInfo, selectNative, findOption, scrollInfo, frameBox, muts: () => S.muts },
+    value: { observe, resolve, prepare, recheck, fingerprint, settle, check, focusedInfo, selectNative, findOption, scrollInfo, frameBox, muts: () => S.muts },
   });
 })();
