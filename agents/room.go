@@ -89,6 +89,14 @@ type Room struct {
 	corrected   chan struct{}
 	corrections int
 	muted       map[string]bool // agents whose messages are shown, not played
+	playing     map[string]playing
+}
+
+// playing is a message being played, so muting its speaker can stop it.
+type playing struct {
+	c        *Claim
+	u        Utterance
+	silenced bool // stopped by a mute: not an interruption
 }
 
 // NewRoom returns an empty room.
@@ -107,6 +115,7 @@ func NewRoom(cfg RoomConfig) *Room {
 		claims:    map[*Claim]int{},
 		corrected: make(chan struct{}),
 		muted:     map[string]bool{},
+		playing:   map[string]playing{},
 	}
 	fc := cfg.Floor
 	fc.Clock = cfg.Clock
@@ -222,14 +231,26 @@ func (r *Room) UserAnswers(text string) {
 // SetMuted mutes or unmutes agent's voice. A muted agent's messages are
 // still in the transcript and hold the floor for their reading time, but
 // are never sent to the voice, so no speech is generated for them. A
-// message already playing plays on.
+// message playing when its speaker is muted stops at once and frees the
+// floor; it is not marked interrupted (the whole text is in the
+// transcript, and nobody took the floor from it).
 func (r *Room) SetMuted(agent string, muted bool) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	var stop Utterance
 	if muted {
 		r.muted[agent] = true
+		if p, ok := r.playing[agent]; ok {
+			p.silenced = true
+			r.playing[agent] = p
+			stop = p.u
+		}
 	} else {
 		delete(r.muted, agent)
+	}
+	r.mu.Unlock()
+	if stop != nil {
+		r.cfg.Log.Write(LogRecord{Event: "speech_muted", Agent: agent, Text: "stopped while playing"})
+		stop.Stop()
 	}
 }
 
@@ -315,8 +336,18 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 	}
 	c.OnInterrupt(u.Stop)
 	c.Playing(r.floor.ReadingTime(text))
+	r.mu.Lock()
+	r.playing[speaker] = playing{c: c, u: u}
+	r.mu.Unlock()
 	go func() {
 		defer cancel()
+		defer func() {
+			r.mu.Lock()
+			if r.playing[speaker].c == c {
+				delete(r.playing, speaker)
+			}
+			r.mu.Unlock()
+		}()
 		select {
 		case <-u.Done():
 			// Record what played before the floor frees, so whoever
@@ -339,8 +370,14 @@ func (r *Room) record(c *Claim, u Utterance) {
 	if i, ok := r.claims[c]; ok && i < len(r.entries) {
 		r.entries[i].Played = u.Played()
 	}
+	var silenced bool
+	for _, p := range r.playing {
+		if p.c == c {
+			silenced = p.silenced
+		}
+	}
 	r.mu.Unlock()
-	if u.Interrupted() {
+	if u.Interrupted() && !silenced {
 		r.markInterrupted(c)
 	}
 }

@@ -405,3 +405,31 @@ func TestRoomUserAnswerIsNotACorrection(t *testing.T) {
 		t.Fatalf("an answer is marked as a priority correction:\n%s", u.Text())
 	}
 }
+
+// TestRoomMuteStopsThePlayingMessage: muting an agent while it speaks
+// silences it at once and frees the floor, without marking the message
+// interrupted.
+func TestRoomMuteStopsThePlayingMessage(t *testing.T) {
+	t.Parallel()
+	v := &fakeVoice{}
+	r := NewRoom(RoomConfig{Clock: newFakeClock(), Voice: v})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub := r.Subscribe(ctx)
+	if _, err := r.Speak(ctx, "agent 1", "a long message about the order page"); err != nil {
+		t.Fatal(err)
+	}
+	r.SetMuted("agent 1", true)
+	v.mu.Lock()
+	u := v.said[0]
+	v.mu.Unlock()
+	select {
+	case <-u.Done():
+	default:
+		t.Fatal("the playing message was not stopped by the mute")
+	}
+	waitEvent(t, sub, "the floor free", floorFree)
+	if tr := r.Transcript(); tr[0].Interrupted {
+		t.Fatalf("a muted message marked interrupted: %+v", tr[0])
+	}
+}
