@@ -114,6 +114,7 @@ func (r *Result) String() string {
 type fingerprint struct {
 	URL      string `json:"url"`
 	Muts     int    `json:"muts"`
+	Downs    int    `json:"downs"`
 	Scroll   string `json:"scroll"`
 	Focus    string `json:"focus"`
 	Value    string `json:"value"`
@@ -365,6 +366,26 @@ func (t *Tab) pointer(ctx context.Context, w *world, off [2]float64, ref string)
 	return p, x, y, nil
 }
 
+// redeliver checks that a click into an out-of-process frame reached it.
+// Chromium can acknowledge the press before that frame's hit-test data
+// exists, and the press then lands in the parent; since the frame saw no
+// press at all, it is safe to press again once the frame has rendered.
+func (t *Tab) redeliver(ctx context.Context, w *world, off [2]float64, ref string, downs int) error {
+	var n int
+	if err := t.call(ctx, w, "downs", &n); err != nil || n != downs {
+		return err
+	}
+	var ok bool
+	if err := t.call(ctx, w, "frame", &ok); err != nil {
+		return err
+	}
+	_, x, y, err := t.pointer(ctx, w, off, ref)
+	if err != nil {
+		return err
+	}
+	return t.clickPoint(ctx, x, y)
+}
+
 func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, clicks int64) error {
 	p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
 	if typ == input.DispatchMouseEventTypeMousePressed || typ == input.DispatchMouseEventTypeMouseReleased {
@@ -437,6 +458,11 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 		setBefore(p)
 		if err := t.clickPoint(ctx, x, y); err != nil {
 			return nil, err
+		}
+		if w.sess != t.target() {
+			if err := t.redeliver(ctx, w, off, a.Ref, before.Downs); err != nil {
+				return nil, err
+			}
 		}
 	case ActHover:
 		p, _, _, err := t.pointer(ctx, w, off, a.Ref)

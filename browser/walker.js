@@ -33,7 +33,12 @@
     byRef: new Map(),      // ref -> {w: WeakRef, keys: [...]}
     muts: 0,               // mutations seen since install
     lastMut: 0,            // performance.now() of the last mutation
+    downs: 0,              // trusted mousedowns delivered to this frame
   };
+  // Counting trusted presses tells a click that reached this frame from one
+  // Chromium acknowledged without delivering (an out-of-process frame whose
+  // hit-test data is not ready yet).
+  addEventListener('mousedown', (e) => { if (e.isTrusted) S.downs++; }, true);
   new MutationObserver((list) => {
     S.muts += list.length;
     S.lastMut = performance.now();
@@ -617,7 +622,7 @@
 
   function fingerprint(ref) {
     const a = deepActive();
-    const f = { url: location.href, muts: S.muts, scroll: scrollX + ',' + scrollY, focus: a ? (S.refs.get(a) || a.tagName + (a.id ? '#' + a.id : '')) : '' };
+    const f = { url: location.href, muts: S.muts, downs: S.downs, scroll: scrollX + ',' + scrollY, focus: a ? (S.refs.get(a) || a.tagName + (a.id ? '#' + a.id : '')) : '' };
     if (ref) {
       const el = resolve(ref);
       if (el) {
@@ -759,6 +764,6 @@
   }
 
   Object.defineProperty(globalThis, '__vroom', {
-    value: { observe, resolve, prepare, recheck, fingerprint, settle, check, focusedInfo, selectNative, findOption, scrollInfo, frameBox, muts: () => S.muts },
+    value: { observe, resolve, prepare, recheck, fingerprint, settle, check, focusedInfo, selectNative, findOption, scrollInfo, frameBox, muts: () => S.muts, downs: () => S.downs, frame: () => new Promise((r) => requestAnimationFrame(() => r(true))) },
   });
 })();
