@@ -173,6 +173,8 @@ func FormatEvent(e Event) string {
 		switch d.Kind {
 		case EntryCorrection:
 			return fmt.Sprintf("[user] %s", d.Text)
+		case EntryAnswer:
+			return fmt.Sprintf("[user] answers: %s", d.Text)
 		case EntryNotice:
 			return fmt.Sprintf("[%s] %s", d.Speaker, d.Text)
 		}

@@ -304,6 +304,7 @@ func TestFormatEvent(t *testing.T) {
 	}{
 		{Event{Data: Entry{Speaker: "agent 1", Kind: EntrySpeech, Text: "hello", Interrupted: true}}, "[agent 1] says: hello (interrupted)"},
 		{Event{Data: Entry{Speaker: User, Kind: EntryCorrection, Text: "stop"}}, "[user] stop"},
+		{Event{Data: Entry{Speaker: User, Kind: EntryAnswer, Text: "Deny. (answering agent 1)"}}, "[user] answers: Deny. (answering agent 1)"},
 		{Event{Data: FloorState{Speaker: "agent 2"}}, "floor: agent 2 speaking"},
 		{Event{Data: ProcInfo{PID: 1, Agent: "agent 1", State: ProcDone, Tab: "t1", Steps: 4, Summary: "ok"}}, "agent 1 (pid 1) done on t1 after 4 steps: ok"},
 		{Event{Data: StepInfo{Agent: "agent 1", Step: 2, Tool: "click", Args: `{"ref":"e1"}`, Outcome: "click e1: page changed"}}, `agent 1 #2 click {"ref":"e1"} → click e1: page changed`},

@@ -242,6 +242,8 @@ func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok
 			e.Kind, e.Text = "speech", oneLine(r.Text, 500)
 		case agents.EntryCorrection:
 			e.Kind, e.Text = "correction", oneLine(r.Text, 500)
+		case agents.EntryAnswer:
+			e.Kind, e.Text = "answer", oneLine(r.Text, 500)
 		default:
 			e.Kind, e.Text, e.Detail = "notice", oneLine(r.Text, 300), true
 		}
