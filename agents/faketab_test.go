@@ -167,6 +167,8 @@ type fakeTabs struct {
 	opened int
 	// page, when set, furnishes a newly opened tab.
 	page func(t *fakeTab)
+	// releasing, when set, runs before a lease ends (a slow unwind).
+	releasing func()
 }
 
 func newFakeTabs() *fakeTabs {
@@ -206,6 +208,9 @@ func (p *fakeTabs) Attach(ctx context.Context, owner, id string) (Tab, error) {
 }
 
 func (p *fakeTabs) Release(t Tab, owner string) {
+	if p.releasing != nil {
+		p.releasing()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.leases[t.ID()] == owner {

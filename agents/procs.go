@@ -50,7 +50,8 @@ type proc struct {
 	info     ProcInfo
 	cancel   context.CancelFunc
 	done     chan struct{}
-	reported bool // the planner has seen its result
+	reported bool          // the planner has seen its result
+	exited   chan struct{} // closed once its executor has stopped and released its tab
 	hold     *hold
 	resumeTo ProcState // the state a taken-over process returns to; guarded by procTable.mu
 }
@@ -95,6 +96,7 @@ func (t *procTable) add(task string, cancel context.CancelFunc, replacing bool) 
 		info:   ProcInfo{PID: t.next, Agent: fmt.Sprintf("agent %d", t.next), Task: task, State: ProcRunning, Started: t.clock.Now()},
 		cancel: cancel,
 		done:   make(chan struct{}),
+		exited: make(chan struct{}),
 		hold:   &hold{},
 	}
 	t.procs[p.info.PID] = p
@@ -114,6 +116,29 @@ func (t *procTable) get(pid int) (*proc, error) {
 		return nil, fmt.Errorf("%w: it has %s", ErrNoProcess, p.info.State)
 	}
 	return p, nil
+}
+
+// awaitRelease waits until every finished process that worked in tab has
+// released it: a process is reported finished (killed, failed) before its
+// executor has unwound, and a retry in the same tab must not find it
+// still leased.
+func (t *procTable) awaitRelease(ctx context.Context, tab string) error {
+	t.mu.Lock()
+	var wait []chan struct{}
+	for _, p := range t.procs {
+		if p.info.Tab == tab && p.info.State.Finished() {
+			wait = append(wait, p.exited)
+		}
+	}
+	t.mu.Unlock()
+	for _, ch := range wait {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // unreported returns the PIDs whose results the planner has not seen.

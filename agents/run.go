@@ -323,6 +323,11 @@ func (r *Run) spawn(ctx context.Context, task, tabID, url string, replacing bool
 	name := p.info.Agent
 	var tab Tab
 	if tabID != "" {
+		if err := r.procs.awaitRelease(ctx, tabID); err != nil {
+			r.procs.finish(p, ProcFailed, err.Error(), false)
+			cancel()
+			return p.info, fmt.Errorf("spawn %s: the tab's last agent did not let go of it: %w", name, err)
+		}
 		tab, err = r.cfg.Tabs.Attach(ctx, name, tabID)
 	} else {
 		tab, err = r.cfg.Tabs.Open(ctx, name, url)
@@ -352,6 +357,7 @@ func (r *Run) info(p *proc) ProcInfo {
 
 // execute runs one executor to its end and releases its tab.
 func (r *Run) execute(ctx context.Context, p *proc, tab Tab) {
+	defer close(p.exited) // last: after the tab is released
 	defer p.cancel()
 	defer r.cfg.Tabs.Release(tab, p.info.Agent)
 	e := newExecutor(r, p, tab)

@@ -244,3 +244,41 @@ func TestReassignTellsTheWaiterWhereTheWorkWent(t *testing.T) {
 		t.Errorf("reassigning a finished agent: %v", err)
 	}
 }
+
+// TestRetryWaitsForTheTabsRelease: a killed agent is reported finished
+// before its executor has unwound and let go of its tab; a retry spawned
+// in that tab at once waits for the release instead of failing on the
+// lease (the CI flake of app's TestRetryOnSameTab).
+func TestRetryWaitsForTheTabsRelease(t *testing.T) {
+	t.Parallel()
+	tr := newTestRun(t, nil)
+	tr.tabs.page = takeoverPage
+	letGo := make(chan struct{})
+	tr.tabs.releasing = func() { <-letGo }
+	tr.srv.Script("executor",
+		modeltest.Step{Match: modeltest.SystemContains("retry"), Reply: done("saved on the retry", true)},
+		modeltest.Step{Times: -1, Reply: modeltest.Slow(20*time.Millisecond, modeltest.Call("read_page", map[string]any{}))},
+	)
+	ctx := context.Background()
+	p, err := tr.Spawn(ctx, "save", "", "http://form.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.KillProc(p.PID); err != nil {
+		t.Fatal(err)
+	}
+	spawned := make(chan error, 1)
+	go func() {
+		_, err := tr.Spawn(ctx, "retry: save", p.Tab, "")
+		spawned <- err
+	}()
+	select {
+	case err := <-spawned:
+		t.Fatalf("the retry did not wait for the tab: %v", err)
+	default:
+	}
+	close(letGo)
+	if err := <-spawned; err != nil {
+		t.Fatalf("retry in the released tab: %v", err)
+	}
+}
