@@ -170,7 +170,9 @@ func checkIframes(t *testing.T, tab *Tab, ctx context.Context) {
 			t.Fatal(err)
 		}
 		if !r.Changed {
-			t.Errorf("click %s had no effect", c.Ref)
+			// What the tab saw tells a lost press from a slow page.
+			o2, _ := tab.Observe(ctx, ObserveOptions{})
+			t.Errorf("click %s had no effect: %+v\nthe page now:\n%s", c.Ref, r, o2.Compact())
 		}
 	}
 	msgs := eval[string](t, tab, `document.getElementById('msgs').textContent`)
