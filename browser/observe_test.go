@@ -171,8 +171,11 @@ func checkIframes(t *testing.T, tab *Tab, ctx context.Context) {
 		}
 		if !r.Changed {
 			// What the tab saw tells a lost press from a slow page.
-			o2, _ := tab.Observe(ctx, ObserveOptions{})
-			t.Errorf("click %s had no effect: %+v\nthe page now:\n%s", c.Ref, r, o2.Compact())
+			now := "(could not observe)"
+			if o2, err := tab.Observe(ctx, ObserveOptions{}); err == nil {
+				now = o2.Compact()
+			}
+			t.Errorf("click %s had no effect: %+v\nthe page now:\n%s", c.Ref, r, now)
 		}
 	}
 	msgs := eval[string](t, tab, `document.getElementById('msgs').textContent`)
