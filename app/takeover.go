@@ -49,11 +49,7 @@ func (a *App) HandBack(pid int, note string) (agents.ProcInfo, error) {
 	r.mu.Lock()
 	delete(r.heldBy, tab)
 	r.mu.Unlock()
-	p, err := r.run.HandBack(pid, note)
-	if err != nil {
-		return p, err
-	}
-	return p, nil
+	return r.run.HandBack(pid, note)
 }
 
 // inputOwner is whom the person's input to tab acts as: the agent whose
