@@ -112,7 +112,7 @@ func (a *App) Replay(id string) (Replay, error) {
 	if rerr != nil && len(recs) == 0 {
 		return Replay{}, fmt.Errorf("replay %s: %w", id, rerr)
 	}
-	rs, _ := summarize(path)
+	rs, _ := summarizeRecords(id, recs)
 	rs.ID = id
 	if rs.Outcome == "" {
 		rs.Outcome = "unfinished"

@@ -1006,10 +1006,15 @@ func summarize(path string) (RunSummary, bool) {
 	}
 	defer f.Close()
 	recs, _ := agents.ReadRunLog(f)
+	return summarizeRecords(strings.TrimSuffix(filepath.Base(path), ".jsonl"), recs)
+}
+
+// summarizeRecords is a run's history row from its log's records.
+func summarizeRecords(id string, recs []agents.LogRecord) (RunSummary, bool) {
 	if len(recs) == 0 {
 		return RunSummary{}, false
 	}
-	rs := RunSummary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Outcome: "unfinished", Started: recs[0].Time}
+	rs := RunSummary{ID: id, Outcome: "unfinished", Started: recs[0].Time}
 	for _, r := range recs {
 		switch r.Event {
 		case "run_start":
