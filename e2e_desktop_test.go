@@ -807,7 +807,7 @@ func TestDesktopTakeOverHandBack(t *testing.T) {
 	url, _ := startDesk(t, srv)
 	t.Cleanup(func() {
 		if reqs := srv.Requests("executor"); t.Failed() && len(reqs) > 0 {
-			t.Logf("the executor's first request after the take-over ended with:\n%s", reqs[min(callsAtTakeOverForLog(reqs), len(reqs)-1)].LastText())
+			t.Logf("the executor's first request after the take-over ended with:\n%s", reqs[min(firstAfterTakeOver(reqs), len(reqs)-1)].LastText())
 		}
 	})
 	ctx := headless(t, url)
@@ -858,7 +858,9 @@ func TestDesktopTakeOverHandBack(t *testing.T) {
 	}
 }
 
-func callsAtTakeOverForLog(reqs []*modeltest.Request) int {
+// firstAfterTakeOver is the index of the first request that tells the agent
+// of a take-over (0 when none does), for the failure log.
+func firstAfterTakeOver(reqs []*modeltest.Request) int {
 	for i, r := range reqs {
 		if strings.Contains(r.LastText(), "took over your tab") {
 			return i

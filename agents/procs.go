@@ -145,6 +145,10 @@ func (t *procTable) awaitRelease(ctx context.Context, tab string) error {
 func (t *procTable) unreported() []int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.unreportedLocked()
+}
+
+func (t *procTable) unreportedLocked() []int {
 	var pids []int
 	for pid, p := range t.procs {
 		if !p.reported {
@@ -253,12 +257,7 @@ type WaitResult struct {
 func (t *procTable) wait(ctx context.Context, pids []int, all bool, timeout time.Duration, interrupt <-chan struct{}) (WaitResult, error) {
 	t.mu.Lock()
 	if len(pids) == 0 {
-		for pid, p := range t.procs {
-			if !p.reported {
-				pids = append(pids, pid)
-			}
-		}
-		sort.Ints(pids)
+		pids = t.unreportedLocked()
 	}
 	for _, pid := range pids {
 		if _, ok := t.procs[pid]; !ok {

@@ -294,7 +294,7 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 			r.cfg.Log.Write(LogRecord{Event: "speech_muted", Agent: speaker})
 		}
 		c.ReadFor(r.floor.ReadingTime(text))
-		go r.forget(c, nil)
+		go r.forget(c)
 		return e, nil
 	}
 	// Say may take until the speech endpoint's first byte: the claim's
@@ -324,14 +324,14 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 		cancel()
 		if ctx.Err() != nil {
 			c.Release()
-			go r.forget(c, nil)
+			go r.forget(c)
 			return e, fmt.Errorf("speak: %w", ctx.Err())
 		}
 		r.cfg.Log.Write(LogRecord{Event: "speech_failed", Agent: speaker, Error: err.Error()})
 		// The message stays in the transcript and holds the floor for its
 		// reading time, as text-only: it was said, if not aloud.
 		c.ReadFor(r.floor.ReadingTime(text))
-		go r.forget(c, nil)
+		go r.forget(c)
 		return e, nil
 	}
 	c.OnInterrupt(u.Stop)
@@ -352,30 +352,26 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 		case <-u.Done():
 			// Record what played before the floor frees, so whoever
 			// speaks next sees the finished entry.
-			r.record(c, u)
+			r.record(speaker, c, u)
 			c.Release()
 		case <-c.Done():
 			u.Stop() // expired or interrupted
 			<-u.Done()
-			r.record(c, u)
+			r.record(speaker, c, u)
 		}
-		r.forget(c, nil)
+		r.forget(c)
 	}()
 	return e, nil
 }
 
 // record stores what an utterance played in its entry.
-func (r *Room) record(c *Claim, u Utterance) {
+func (r *Room) record(speaker string, c *Claim, u Utterance) {
 	r.mu.Lock()
 	if i, ok := r.claims[c]; ok && i < len(r.entries) {
 		r.entries[i].Played = u.Played()
 	}
-	var silenced bool
-	for _, p := range r.playing {
-		if p.c == c {
-			silenced = p.silenced
-		}
-	}
+	p := r.playing[speaker]
+	silenced := p.c == c && p.silenced
 	r.mu.Unlock()
 	if u.Interrupted() && !silenced {
 		r.markInterrupted(c)
@@ -384,7 +380,7 @@ func (r *Room) record(c *Claim, u Utterance) {
 
 // forget drops a claim once it has ended. An interrupted claim's message
 // is marked first: the person's unmute may not have found it yet.
-func (r *Room) forget(c *Claim, _ Utterance) {
+func (r *Room) forget(c *Claim) {
 	<-c.Done()
 	if c.Reason() == Interrupted {
 		r.markInterrupted(c)

@@ -361,3 +361,43 @@ func tctx(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// scriptBuyer scripts a run whose one executor clicks the shop fixture's
+// "Place order" and then reports honestly whether the click was refused.
+func scriptBuyer(srv *modeltest.Server, s *site) {
+	srv.Script("planner", plannerScript(map[string]any{"task": "buy the mug in the cart", "url": s.URL + "/shop.html"}))
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		switch {
+		case r.ToolResults() == 0:
+			return call("click", "ref", ref(r.Text(), "button", "Place order"))
+		case strings.HasPrefix(r.LastText(), "refused"):
+			return done("I did not place the order: the user refused it", false)
+		}
+		return done("order placed", true)
+	}})
+}
+
+// confirmations records what a run asked the person, answering each with
+// one decision.
+type confirmations struct {
+	mu    sync.Mutex
+	asked []agents.Confirmation
+}
+
+// answering is a Config edit that sends the run's confirmations to c.
+func (c *confirmations) answering(d agents.Decision) func(*agents.Config) {
+	return func(cfg *agents.Config) {
+		cfg.Confirm = agents.ConfirmFunc(func(ctx context.Context, cf agents.Confirmation) (agents.Decision, error) {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.asked = append(c.asked, cf)
+			return d, nil
+		})
+	}
+}
+
+func (c *confirmations) list() []agents.Confirmation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]agents.Confirmation(nil), c.asked...)
+}

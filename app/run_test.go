@@ -502,30 +502,11 @@ func TestPlaceOrderNeedsConfirmation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := newSite(t)
-			var asked []agents.Confirmation
-			var mu sync.Mutex
-			h := newHarness(t, func(c *agents.Config) {
-				c.Confirm = agents.ConfirmFunc(func(ctx context.Context, cf agents.Confirmation) (agents.Decision, error) {
-					mu.Lock()
-					defer mu.Unlock()
-					asked = append(asked, cf)
-					return tc.decision, nil
-				})
-			})
-			h.srv.Script("planner", plannerScript(map[string]any{"task": "buy the mug in the cart", "url": s.URL + "/shop.html"}))
-			h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-				last := r.LastText()
-				switch {
-				case r.ToolResults() == 0:
-					return call("click", "ref", ref(r.Text(), "button", "Place order"))
-				case strings.HasPrefix(last, "refused"):
-					return done("I did not place the order: the user refused it", false)
-				}
-				return done("order placed", true)
-			}})
+			var cf confirmations
+			h := newHarness(t, cf.answering(tc.decision))
+			scriptBuyer(h.srv, s)
 			res := h.execute(t, "buy the mug")
-			mu.Lock()
-			defer mu.Unlock()
+			asked := cf.list()
 			if len(asked) != 1 || !regexp.MustCompile(`^click e\d+$`).MatchString(asked[0].Action) || asked[0].Target != `button "Place order"` {
 				t.Fatalf("confirmations %+v", asked)
 			}
@@ -557,16 +538,8 @@ func TestPlaceOrderNeedsConfirmation(t *testing.T) {
 func TestFormNamesTheCommit(t *testing.T) {
 	t.Parallel()
 	s := newSite(t)
-	var asked []agents.Confirmation
-	var mu sync.Mutex
-	h := newHarness(t, func(c *agents.Config) {
-		c.Confirm = agents.ConfirmFunc(func(ctx context.Context, cf agents.Confirmation) (agents.Decision, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			asked = append(asked, cf)
-			return agents.Deny, nil
-		})
-	})
+	var cf confirmations
+	h := newHarness(t, cf.answering(agents.Deny))
 	h.srv.Script("planner", plannerScript(map[string]any{"task": "continue on the settings page", "url": s.URL + "/close.html"}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if r.ToolResults() == 0 {
@@ -575,9 +548,7 @@ func TestFormNamesTheCommit(t *testing.T) {
 		return done("not continued: the user refused", false)
 	}})
 	h.execute(t, "continue")
-	mu.Lock()
-	defer mu.Unlock()
-	if len(asked) != 1 || !strings.Contains(asked[0].Reason, `the form "delete-account"`) {
+	if asked := cf.list(); len(asked) != 1 || !strings.Contains(asked[0].Reason, `the form "delete-account"`) {
 		t.Fatalf("confirmations %+v", asked)
 	}
 	s.state(func(s *site) {

@@ -83,16 +83,7 @@ func TestSessionVoiceAnswersCard(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
 	s := newSite(t)
-	d.srv.Script("planner", plannerScript(map[string]any{"task": "buy the mug in the cart", "url": s.URL + "/shop.html"}))
-	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		switch {
-		case r.ToolResults() == 0:
-			return call("click", "ref", ref(r.Text(), "button", "Place order"))
-		case strings.HasPrefix(r.LastText(), "refused"):
-			return done("I did not place the order", false)
-		}
-		return done("order placed", true)
-	}})
+	scriptBuyer(d.srv, s)
 	if _, err := d.Submit("buy the mug", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -151,6 +151,17 @@ class Desk {
     if (!muted) this.muted = this.muted.filter((a) => a !== agent)
   }
 
+  /**
+   * attach makes the dropped tab id a chip for the next task. A tab an agent
+   * holds cannot be: the returned message says why ('' when attached).
+   */
+  attach(id: string): string {
+    const holder = this.holder(id)
+    if (holder) return `${holder} is working in that tab; stop it first.`
+    if (id && !this.chips.includes(id)) this.chips.push(id)
+    return ''
+  }
+
   /** holder is who holds the tab id, or ''. */
   holder(id: string): string {
     return this.tabs.find((t) => t.id === id)?.owner ?? ''
