@@ -159,6 +159,9 @@ type session struct {
 	rootID      string
 	dead        chan struct{}
 	deadErr     error
+	// lostConn is chromedp's LostConnection: closed before the calls in
+	// flight fail, and before the watcher that calls lost runs.
+	lostConn <-chan struct{}
 }
 
 // Launch starts (or, with RemoteURL, connects to) a browser. Cancelling ctx
@@ -264,7 +267,8 @@ func (b *Browser) start(ctx context.Context) error {
 		return fmt.Errorf("launch: %w: %w", ErrBrowserClosed, err)
 	}
 	c := chromedp.FromContext(bctx)
-	s := &session{allocCancel: allocCancel, ctx: bctx, cancel: bcancel, rootID: string(c.Target.TargetID), dead: make(chan struct{})}
+	s := &session{allocCancel: allocCancel, ctx: bctx, cancel: bcancel, rootID: string(c.Target.TargetID), dead: make(chan struct{}),
+		lostConn: c.Browser.LostConnection}
 	b.mu.Lock()
 	b.run = s
 	b.mu.Unlock()
@@ -330,15 +334,23 @@ func (b *Browser) lost(s *session, err error) {
 // Alive reports whether the browser process is still connected.
 func (b *Browser) Alive() bool {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.run == nil || b.closed {
-		return false
-	}
+	s, closed := b.run, b.closed
+	b.mu.Unlock()
+	return s != nil && !closed && !b.gone(s)
+}
+
+// gone reports whether s has died. A dropped connection counts at once, so
+// a call that failed because of it maps to ErrBrowserClosed even before the
+// watcher goroutine has run lost.
+func (b *Browser) gone(s *session) bool {
 	select {
-	case <-b.run.dead:
-		return false
-	default:
+	case <-s.dead:
 		return true
+	case <-s.lostConn:
+		b.lost(s, fmt.Errorf("%w: connection lost", ErrBrowserClosed))
+		return true
+	default:
+		return false
 	}
 }
 
@@ -389,16 +401,17 @@ func (b *Browser) Close() error {
 
 func (b *Browser) session() (*session, error) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed || b.run == nil {
+	s, closed := b.run, b.closed
+	b.mu.Unlock()
+	if closed || s == nil {
 		return nil, ErrBrowserClosed
 	}
-	select {
-	case <-b.run.dead:
-		return nil, b.run.deadErr
-	default:
+	if b.gone(s) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return nil, s.deadErr
 	}
-	return b.run, nil
+	return s, nil
 }
 
 func (b *Browser) onBrowserEvent(s *session, ev any) {
