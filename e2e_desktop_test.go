@@ -657,7 +657,7 @@ func TestDesktopScreenshots(t *testing.T) {
 		}
 	}
 	close(shot1)
-	waitFor(t, "the confirmation asked", 30*time.Second, func() bool { return len(runLogsMatching(t, dataDir, "confirm_asked")) > 0 })
+	waitFor(t, "the confirmation asked", 30*time.Second, func() bool { return len(runLogsMatching(t, dataDir, agents.LogConfirmAsked)) > 0 })
 	// The card is drawn with the warning colour's border (#f0b35a).
 	shoot("desktop-confirmation", 200, func(img image.Image) bool {
 		n := 0
@@ -676,7 +676,7 @@ func TestDesktopScreenshots(t *testing.T) {
 }
 
 // runLogsMatching returns the records of event in the run logs of dataDir.
-func runLogsMatching(t *testing.T, dataDir, event string) []agents.LogRecord {
+func runLogsMatching(t *testing.T, dataDir string, event agents.LogEvent) []agents.LogRecord {
 	var out []agents.LogRecord
 	for _, r := range runLogs(t, dataDir) {
 		if r.Event == event {

@@ -138,14 +138,14 @@ func (a *agent) call(ctx context.Context) (Reply, error) {
 		if err != nil && ctx.Err() == nil && corrected.Load() {
 			u := a.r.room.Since(a.name)
 			a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: u.Text()}, plainMsg, "")
-			a.r.log.Write(LogRecord{Event: "call_reissued", Agent: a.name, PID: a.pid, Text: "a user correction arrived during the model call"})
+			a.r.log.Write(LogRecord{Event: LogCallReissued, Agent: a.name, PID: a.pid, Text: "a user correction arrived during the model call"})
 			continue
 		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return Reply{}, context.Cause(ctx)
 			}
-			a.r.log.Write(LogRecord{Event: "error", Agent: a.name, PID: a.pid, Error: err.Error()})
+			a.r.log.Write(LogRecord{Event: LogError, Agent: a.name, PID: a.pid, Error: err.Error()})
 			return Reply{}, err
 		}
 		a.usage = a.usage.Add(reply.Usage)
@@ -154,7 +154,7 @@ func (a *agent) call(ctx context.Context) (Reply, error) {
 		for i, tc := range reply.ToolCalls {
 			names[i] = tc.Name
 		}
-		a.r.log.Write(LogRecord{Event: "model", Agent: a.name, PID: a.pid, Step: a.steps + 1, Kind: string(role),
+		a.r.log.Write(LogRecord{Event: LogModel, Agent: a.name, PID: a.pid, Step: a.steps + 1, Kind: string(role),
 			Text: strings.Join(names, ","), Usage: &u})
 		a.r.addUsage(reply.Usage)
 		if a.onUsage != nil {
@@ -192,7 +192,7 @@ func (a *agent) loop(ctx context.Context) (final, error) {
 				return final{summary: "stopped: the model kept answering in prose instead of calling a tool: " + clip(reply.Content, 300)}, ErrNoToolCall
 			}
 			nudges++
-			a.r.log.Write(LogRecord{Event: "nudge", Agent: a.name, PID: a.pid, Step: a.steps, Text: clip(reply.Content, 300)})
+			a.r.log.Write(LogRecord{Event: LogNudge, Agent: a.name, PID: a.pid, Step: a.steps, Text: clip(reply.Content, 300)})
 			content := reply.Content
 			if content == "" {
 				content = "(empty reply)"
@@ -222,7 +222,7 @@ func (a *agent) loop(ctx context.Context) (final, error) {
 				if ok {
 					out = toolOut{text: "done (your reply was cut off by the token limit; the summary was kept as far as it arrived)",
 						fin: &final{summary: sum + " […cut off by the token limit]", success: ok2}}
-					a.r.log.Write(LogRecord{Event: "salvaged", Agent: a.name, PID: a.pid, Step: a.steps, Text: clip(sum, 300)})
+					a.r.log.Write(LogRecord{Event: LogSalvaged, Agent: a.name, PID: a.pid, Step: a.steps, Text: clip(sum, 300)})
 					break
 				}
 				out = toolOut{malformed: true, text: "error: your reply was cut off by the token limit inside the arguments of done; send a shorter done"}
@@ -236,7 +236,7 @@ func (a *agent) loop(ctx context.Context) (final, error) {
 			}
 			if out.malformed {
 				bad = true
-				a.r.log.Write(LogRecord{Event: "malformed", Agent: a.name, PID: a.pid, Step: a.steps, Tool: tc.Name, Error: out.text})
+				a.r.log.Write(LogRecord{Event: LogMalformed, Agent: a.name, PID: a.pid, Step: a.steps, Tool: tc.Name, Error: out.text})
 			}
 			if out.fin != nil {
 				fin = out.fin
@@ -311,7 +311,7 @@ func (a *agent) speak(ctx context.Context, tc ToolCall) toolOut {
 		}
 		return toolOut{text: "not said: " + err.Error()}
 	}
-	a.r.log.Write(LogRecord{Event: "speech", Agent: a.name, PID: a.pid, Text: e.Text})
+	a.r.log.Write(LogRecord{Event: LogSpeech, Agent: a.name, PID: a.pid, Text: e.Text})
 	return toolOut{text: "said (you hold the floor while it plays): " + e.Text}
 }
 
@@ -328,7 +328,7 @@ func (a *agent) askUser(ctx context.Context, tc ToolCall, waiting func(bool)) to
 	}
 	q := Question{Agent: a.name, Question: x.Question, Options: x.Options}
 	a.r.room.publish(Event{Kind: EventAsk, Agent: a.name, Data: q})
-	a.r.log.Write(LogRecord{Event: "ask_user", Agent: a.name, PID: a.pid, Text: x.Question})
+	a.r.log.Write(LogRecord{Event: LogAskUser, Agent: a.name, PID: a.pid, Text: x.Question})
 	if waiting != nil {
 		waiting(true)
 		defer waiting(false)
@@ -337,7 +337,7 @@ func (a *agent) askUser(ctx context.Context, tc ToolCall, waiting func(bool)) to
 	if err != nil {
 		return toolOut{text: "no answer: " + err.Error()}
 	}
-	a.r.log.Write(LogRecord{Event: "user_answer", Agent: a.name, PID: a.pid, Text: ans})
+	a.r.log.Write(LogRecord{Event: LogUserAnswer, Agent: a.name, PID: a.pid, Text: ans})
 	return toolOut{text: "the user answered: " + ans}
 }
 

@@ -210,7 +210,7 @@ func FormatEvent(e Event) string {
 	case Question:
 		return fmt.Sprintf("%s asks: %s [%s]", d.Agent, d.Question, strings.Join(d.Options, " | "))
 	case RunInfo:
-		if d.State == "started" {
+		if d.State == RunStarted {
 			return "run started: " + d.Task
 		}
 		return fmt.Sprintf("run %s: %s", d.State, d.Summary)

@@ -68,7 +68,7 @@ func (e *executor) run(ctx context.Context) (final, error) {
 	if strings.HasPrefix(obs.URL, "http") {
 		e.r.gate.setOrigin(obs.URL)
 	}
-	e.r.log.Write(LogRecord{Event: "observe", Agent: e.name, PID: e.pid, URL: obs.URL, Bytes: len(obs.Text)})
+	e.r.log.Write(LogRecord{Event: LogObserve, Agent: e.name, PID: e.pid, URL: obs.URL, Bytes: len(obs.Text)})
 	e.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: fmt.Sprintf(executorPrompt, e.name, e.task)}, plainMsg, "")
 	e.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: fmt.Sprintf("Your tab (%s) shows:\n%s\n%s",
 		e.tab.ID(), fence(obs.URL, obs.Text), e.r.room.Since(e.name).Text())}, fullObsMsg, fmt.Sprintf("[the first observation of %s, omitted]", obs.URL))
@@ -167,7 +167,7 @@ func (e *executor) execTool(ctx context.Context, tc ToolCall) toolOut {
 
 func (e *executor) logStep(tc ToolCall, args string, out string, effect bool, u string, n int) {
 	eff := effect
-	e.r.log.Write(LogRecord{Event: "tool", Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name,
+	e.r.log.Write(LogRecord{Event: LogTool, Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name,
 		Args: json.RawMessage(args), Outcome: out, Effect: &eff, URL: u, Bytes: n})
 	e.r.room.publish(Event{Kind: EventStep, Agent: e.name, Data: StepInfo{
 		Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name, Args: args, Outcome: out, Effect: effect, URL: u,
@@ -175,7 +175,7 @@ func (e *executor) logStep(tc ToolCall, args string, out string, effect bool, u 
 }
 
 func (e *executor) refuse(tc ToolCall, a Action, err error) toolOut {
-	e.r.log.Write(LogRecord{Event: "policy_denied", Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name,
+	e.r.log.Write(LogRecord{Event: LogPolicyDenied, Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name,
 		Args: json.RawMessage(tc.Args), URL: a.URL, Error: err.Error()})
 	e.r.room.Notice("%s was refused: %s", e.name, err)
 	return toolOut{stop: true, text: "refused: " + err.Error() + ". The action was not performed. Do not try to reach the same result another way; report it in done."}
@@ -192,7 +192,7 @@ func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 	if a.Kind != ActNavigate && a.Kind != ActBack && a.Kind != ActScroll {
 		t, err := e.tab.Target(ctx, a)
 		if err != nil {
-			return toolOut{text: fmt.Sprintf("error: %s: %v. Look at the latest observation for a valid ref.", a.Kind+" "+a.Ref, err)}
+			return toolOut{text: fmt.Sprintf("error: %s: %v. Look at the latest observation for a valid ref.", string(a.Kind)+" "+a.Ref, err)}
 		}
 		if t.Sensitive && a.Text != "" {
 			// A password or card number never reaches the log.
@@ -205,14 +205,14 @@ func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 			e.r.room.publish(Event{Kind: EventConfirm, Agent: e.name, Data: Confirmation{
 				Agent: e.name, Action: shown.String(), Target: t.Role + " " + strconv.Quote(t.Name), Reason: reason, URL: t.URL,
 			}})
-			e.r.log.Write(LogRecord{Event: "confirm_asked", Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name, Args: json.RawMessage(args), URL: t.URL, Text: t.Name})
+			e.r.log.Write(LogRecord{Event: LogConfirmAsked, Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name, Args: json.RawMessage(args), URL: t.URL, Text: t.Name})
 			_, err := e.r.gate.action(ctx, e.name, a, t)
 			e.waiting(false)
 			answer := "allowed"
 			if err != nil {
 				answer = err.Error()
 			}
-			e.r.log.Write(LogRecord{Event: "confirm_answered", Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name, Text: answer})
+			e.r.log.Write(LogRecord{Event: LogConfirmAnswered, Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name, Text: answer})
 			if err != nil {
 				return e.refuse(tc, a, err)
 			}

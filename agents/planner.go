@@ -66,7 +66,7 @@ func (p *planner) execTool(ctx context.Context, tc ToolCall) toolOut {
 		}
 		info, err := p.r.Spawn(ctx, x.Task, x.Tab, x.URL)
 		if err != nil {
-			p.r.log.Write(LogRecord{Event: "spawn_failed", Agent: p.name, Text: x.Task, Error: err.Error()})
+			p.r.log.Write(LogRecord{Event: LogSpawnFailed, Agent: p.name, Text: x.Task, Error: err.Error()})
 			return toolOut{text: "spawn failed: " + err.Error()}
 		}
 		return toolOut{text: jsonString(map[string]any{"pid": info.PID, "tab": info.Tab, "agent": info.Agent})}
@@ -89,7 +89,7 @@ func (p *planner) execTool(ctx context.Context, tc ToolCall) toolOut {
 			x.PIDs = p.r.procs.unreported()
 		}
 		started(jsonString(x))
-		p.r.log.Write(LogRecord{Event: "wait", Agent: p.name, Text: fmt.Sprintf("%s %v", x.Mode, x.PIDs)})
+		p.r.log.Write(LogRecord{Event: LogWait, Agent: p.name, Text: fmt.Sprintf("%s %v", x.Mode, x.PIDs)})
 		res, err := p.r.procs.wait(ctx, x.PIDs, x.Mode == "all", timeout, interrupt)
 		if err != nil {
 			if errors.Is(err, ErrNoProcess) {
@@ -106,7 +106,7 @@ func (p *planner) execTool(ctx context.Context, tc ToolCall) toolOut {
 		if err := p.r.KillProc(x.PID); err != nil {
 			return toolOut{text: "error: " + err.Error()}
 		}
-		p.r.log.Write(LogRecord{Event: "kill", Agent: p.name, PID: x.PID})
+		p.r.log.Write(LogRecord{Event: LogKill, Agent: p.name, PID: x.PID})
 		return toolOut{text: fmt.Sprintf("killed pid %d", x.PID)}
 	case "speak":
 		return p.speak(ctx, tc)
@@ -120,14 +120,14 @@ func (p *planner) execTool(ctx context.Context, tc ToolCall) toolOut {
 
 func waitText(res WaitResult) string {
 	type fin struct {
-		PID     int    `json:"pid"`
-		Agent   string `json:"agent"`
-		State   string `json:"state"`
-		Success bool   `json:"success"`
-		Summary string `json:"summary"`
-		Tab     string `json:"tab,omitempty"`
-		Steps   int    `json:"steps"`
-		Tokens  int    `json:"tokens"`
+		PID     int       `json:"pid"`
+		Agent   string    `json:"agent"`
+		State   ProcState `json:"state"`
+		Success bool      `json:"success"`
+		Summary string    `json:"summary"`
+		Tab     string    `json:"tab,omitempty"`
+		Steps   int       `json:"steps"`
+		Tokens  int       `json:"tokens"`
 	}
 	out := struct {
 		Finished    []fin  `json:"finished"`
@@ -139,7 +139,7 @@ func waitText(res WaitResult) string {
 		out.Running = []int{}
 	}
 	for _, f := range res.Finished {
-		out.Finished = append(out.Finished, fin{f.PID, f.Agent, string(f.State), f.Success, f.Summary, f.Tab, f.Steps, f.Usage.Total()})
+		out.Finished = append(out.Finished, fin{f.PID, f.Agent, f.State, f.Success, f.Summary, f.Tab, f.Steps, f.Usage.Total()})
 	}
 	if res.Interrupted {
 		out.Interrupted = "the user said something: read the correction below before waiting again"

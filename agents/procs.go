@@ -15,10 +15,15 @@ type ProcState string
 // Process states.
 const (
 	ProcRunning ProcState = "running"
+	// ProcWaiting is an executor waiting for the person: a confirmation
+	// or an ask_user card.
 	ProcWaiting ProcState = "waiting-for-user"
-	ProcDone    ProcState = "done"
-	ProcFailed  ProcState = "failed"
-	ProcKilled  ProcState = "killed"
+	// ProcTakenOver is an executor paused while the person drives its
+	// tab; HandBack resumes it.
+	ProcTakenOver ProcState = "taken-over"
+	ProcDone      ProcState = "done"
+	ProcFailed    ProcState = "failed"
+	ProcKilled    ProcState = "killed"
 )
 
 // Finished reports whether the state is final.

@@ -120,7 +120,7 @@ func TestParallelExecutors(t *testing.T) {
 	// Interleaving: the steps in log order are not grouped by agent.
 	var order []int
 	for _, r := range tr.log.records(t) {
-		if r.Event == "tool" {
+		if r.Event == LogTool {
 			order = append(order, r.PID)
 		}
 	}
@@ -154,10 +154,10 @@ func TestRoomSpeakVoiceFailureFallsBackToText(t *testing.T) {
 	}
 	var events []string
 	for _, rec := range buf.records(t) {
-		events = append(events, rec.Event)
+		events = append(events, string(rec.Event))
 	}
 	sort.Strings(events)
-	if !strings.Contains(strings.Join(events, " "), "speech_failed") {
+	if !strings.Contains(strings.Join(events, " "), string(LogSpeechFailed)) {
 		t.Fatalf("events %v", events)
 	}
 }

@@ -161,7 +161,7 @@ func (r *Room) add(e Entry) Entry {
 	}
 	r.mu.Unlock()
 	r.publish(Event{At: e.At, Kind: EventTranscript, Agent: e.Speaker, Data: e})
-	r.cfg.Log.Write(LogRecord{Event: "transcript", Agent: e.Speaker, Kind: string(e.Kind), Text: e.Text})
+	r.cfg.Log.Write(LogRecord{Event: LogTranscript, Agent: e.Speaker, Kind: string(e.Kind), Text: e.Text})
 	return e
 }
 
@@ -201,7 +201,7 @@ func (r *Room) markInterrupted(c *Claim) {
 	e := r.entries[i]
 	r.mu.Unlock()
 	r.publish(Event{Kind: EventTranscript, Agent: e.Speaker, Data: e})
-	r.cfg.Log.Write(LogRecord{Event: "interrupted", Agent: e.Speaker, Text: e.Text})
+	r.cfg.Log.Write(LogRecord{Event: LogInterrupted, Agent: e.Speaker, Text: e.Text})
 }
 
 // UserSays adds what the person said (transcribed) or typed. It reaches
@@ -249,7 +249,7 @@ func (r *Room) SetMuted(agent string, muted bool) {
 	}
 	r.mu.Unlock()
 	if stop != nil {
-		r.cfg.Log.Write(LogRecord{Event: "speech_muted", Agent: agent, Text: "stopped while playing"})
+		r.cfg.Log.Write(LogRecord{Event: LogSpeechMuted, Agent: agent, Text: "stopped while playing"})
 		stop.Stop()
 	}
 }
@@ -277,10 +277,10 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 	}
 	c, err := r.floor.Claim(speaker)
 	if err != nil {
-		r.cfg.Log.Write(LogRecord{Event: "floor_rejected", Agent: speaker, Error: err.Error()})
+		r.cfg.Log.Write(LogRecord{Event: LogFloorRejected, Agent: speaker, Error: err.Error()})
 		return Entry{}, fmt.Errorf("speak: %w", err)
 	}
-	r.cfg.Log.Write(LogRecord{Event: "floor_claimed", Agent: speaker})
+	r.cfg.Log.Write(LogRecord{Event: LogFloorClaimed, Agent: speaker})
 	e := r.add(Entry{Speaker: speaker, Kind: EntrySpeech, Text: text})
 	r.mu.Lock()
 	r.claims[c] = e.Seq - 1
@@ -291,7 +291,7 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 	r.mu.Unlock()
 	if r.cfg.Voice == nil || muted {
 		if muted {
-			r.cfg.Log.Write(LogRecord{Event: "speech_muted", Agent: speaker})
+			r.cfg.Log.Write(LogRecord{Event: LogSpeechMuted, Agent: speaker})
 		}
 		c.ReadFor(r.floor.ReadingTime(text))
 		go r.forget(c)
@@ -327,7 +327,7 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 			go r.forget(c)
 			return e, fmt.Errorf("speak: %w", ctx.Err())
 		}
-		r.cfg.Log.Write(LogRecord{Event: "speech_failed", Agent: speaker, Error: err.Error()})
+		r.cfg.Log.Write(LogRecord{Event: LogSpeechFailed, Agent: speaker, Error: err.Error()})
 		// The message stays in the transcript and holds the floor for its
 		// reading time, as text-only: it was said, if not aloud.
 		c.ReadFor(r.floor.ReadingTime(text))

@@ -271,10 +271,10 @@ func TestRunLogRedactsAndReplays(t *testing.T) {
 	var buf bytes.Buffer
 	l := NewRunLog(&buf, clk)
 	l.Redact("sk-very-secret")
-	l.Write(LogRecord{Event: "run_start", Text: "task with key sk-very-secret"})
+	l.Write(LogRecord{Event: LogRunStart, Text: "task with key sk-very-secret"})
 	clk.Advance(1500 * time.Millisecond)
 	effect := false
-	l.Write(LogRecord{Event: "tool", Agent: "agent 1", Step: 3, Tool: "click", Args: []byte(`{"ref":"e12"}`), Outcome: "clicked", Effect: &effect})
+	l.Write(LogRecord{Event: LogTool, Agent: "agent 1", Step: 3, Tool: "click", Args: []byte(`{"ref":"e12"}`), Outcome: "clicked", Effect: &effect})
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -375,9 +375,9 @@ func TestRoomMutedAgentIsTextOnly(t *testing.T) {
 	var muted, failed int
 	for _, rec := range recs {
 		switch rec.Event {
-		case "speech_muted":
+		case LogSpeechMuted:
 			muted++
-		case "speech_failed":
+		case LogSpeechFailed:
 			failed++
 		}
 	}

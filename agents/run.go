@@ -92,12 +92,23 @@ type StepInfo struct {
 	URL     string `json:"url,omitempty"`
 }
 
+// RunState is where a run is, on the event stream.
+type RunState string
+
+// Run states.
+const (
+	RunStarted RunState = "started"
+	RunDone    RunState = "done"
+	// RunFailed is a run that ended without success, killed included.
+	RunFailed RunState = "failed"
+)
+
 // RunInfo reports a run's start and end on the event stream.
 type RunInfo struct {
-	State   string `json:"state"` // started, done, failed, killed
-	Task    string `json:"task,omitempty"`
-	Summary string `json:"summary,omitempty"`
-	Success bool   `json:"success"`
+	State   RunState `json:"state"`
+	Task    string   `json:"task,omitempty"`
+	Summary string   `json:"summary,omitempty"`
+	Success bool     `json:"success"`
 }
 
 // ErrKilled is the cause of a run stopped by its kill switch or a budget.
@@ -190,7 +201,7 @@ func (e *BudgetError) Error() string {
 func (e *BudgetError) Unwrap() error { return ErrKilled }
 
 func (r *Run) overBudget(be *BudgetError) {
-	r.log.Write(LogRecord{Event: "budget", Text: be.Error()})
+	r.log.Write(LogRecord{Event: LogBudget, Text: be.Error()})
 	r.kill(be, be.Error())
 }
 
@@ -204,7 +215,7 @@ func (r *Run) kill(cause error, why string) {
 	if over {
 		return
 	}
-	r.log.Write(LogRecord{Event: "killed", Text: why})
+	r.log.Write(LogRecord{Event: LogKilled, Text: why})
 	r.room.Notice("run stopped: %s", why)
 	r.procs.killAll(why)
 	r.cancel(cause)
@@ -232,8 +243,8 @@ func (r *Run) addUsage(u Usage) {
 func (r *Run) Execute(ctx context.Context, task string, tabs ...string) (Result, error) {
 	stop := context.AfterFunc(ctx, func() { r.Kill("cancelled") })
 	defer stop()
-	r.log.Write(LogRecord{Event: "run_start", Text: task})
-	r.room.publish(Event{Kind: EventRun, Data: RunInfo{State: "started", Task: task}})
+	r.log.Write(LogRecord{Event: LogRunStart, Text: task})
+	r.room.publish(Event{Kind: EventRun, Data: RunInfo{State: RunStarted, Task: task}})
 
 	p := newPlanner(r, task, tabs)
 	fin, err := p.run(r.ctx)
@@ -254,10 +265,10 @@ func (r *Run) Execute(ctx context.Context, task string, tabs ...string) (Result,
 		}
 	}
 	ok := res.Success
-	r.log.Write(LogRecord{Event: "run_done", Text: res.Summary, Success: &ok, Usage: &res.Usage, Error: errString(err)})
-	state := "done"
+	r.log.Write(LogRecord{Event: LogRunDone, Text: res.Summary, Success: &ok, Usage: &res.Usage, Error: errString(err)})
+	state := RunDone
 	if !ok {
-		state = "failed"
+		state = RunFailed
 	}
 	r.room.publish(Event{Kind: EventRun, Data: RunInfo{State: state, Summary: res.Summary, Success: ok}})
 	r.cancel(nil)
@@ -299,7 +310,7 @@ func (r *Run) Reassign(ctx context.Context, pid int, tabID string) (ProcInfo, er
 	why := fmt.Sprintf("the user moved this task to tab %s: it goes on as %s (pid %d); wait for pid %d", tabID, p.Agent, p.PID, p.PID)
 	r.procs.finish(old, ProcKilled, why, false)
 	old.cancel()
-	r.log.Write(LogRecord{Event: "reassign", Agent: r.info(old).Agent, PID: pid, Tab: tabID, Text: why})
+	r.log.Write(LogRecord{Event: LogReassign, Agent: r.info(old).Agent, PID: pid, Tab: tabID, Text: why})
 	return p, nil
 }
 
@@ -309,7 +320,7 @@ func (r *Run) spawn(ctx context.Context, task, tabID, url string, replacing bool
 	}
 	if url != "" {
 		if err := r.gate.navigation(ctx, "planner", url); err != nil {
-			r.log.Write(LogRecord{Event: "policy_denied", Agent: "planner", Tool: "spawn", URL: url, Error: err.Error()})
+			r.log.Write(LogRecord{Event: LogPolicyDenied, Agent: "planner", Tool: "spawn", URL: url, Error: err.Error()})
 			return ProcInfo{}, fmt.Errorf("spawn: %w", err)
 		}
 		r.gate.setOrigin(url)
@@ -339,7 +350,7 @@ func (r *Run) spawn(ctx context.Context, task, tabID, url string, replacing bool
 		return p.info, err
 	}
 	r.procs.update(p, func(i *ProcInfo) { i.Tab = tab.ID() })
-	r.log.Write(LogRecord{Event: "spawn", Agent: name, PID: p.info.PID, Text: task, URL: url, Tab: tab.ID()})
+	r.log.Write(LogRecord{Event: LogSpawn, Agent: name, PID: p.info.PID, Text: task, URL: url, Tab: tab.ID()})
 	r.room.Notice("%s started on tab %s: %s", name, tab.ID(), task)
 	r.execs.Add(1)
 	go func() {
@@ -380,7 +391,7 @@ func (r *Run) execute(ctx context.Context, p *proc, tab Tab) {
 	r.procs.account(p, e.steps, e.usage)
 	r.procs.finish(p, state, fin.summary, fin.success)
 	ok := fin.success && state == ProcDone
-	r.log.Write(LogRecord{Event: "agent_done", Agent: p.info.Agent, PID: p.info.PID, Text: fin.summary, Success: &ok, Usage: &e.usage, Error: errString(err)})
+	r.log.Write(LogRecord{Event: LogAgentDone, Agent: p.info.Agent, PID: p.info.PID, Text: fin.summary, Success: &ok, Usage: &e.usage, Error: errString(err)})
 	verdict := "finished"
 	if !ok {
 		verdict = "failed"

@@ -129,7 +129,7 @@ func TestExecutorActsAndReports(t *testing.T) {
 	// The log holds every step, never the key or the password.
 	var tools []string
 	for _, r := range tr.log.records(t) {
-		if r.Event == "tool" {
+		if r.Event == LogTool {
 			tools = append(tools, r.Tool+" "+string(r.Args))
 		}
 	}
@@ -257,11 +257,11 @@ func TestIrreversibleActionDenied(t *testing.T) {
 	if res.Success || res.Procs[0].State != ProcFailed {
 		t.Fatalf("result %+v", res)
 	}
-	events := map[string]bool{}
+	events := map[LogEvent]bool{}
 	for _, r := range tr.log.records(t) {
 		events[r.Event] = true
 	}
-	for _, e := range []string{"confirm_asked", "confirm_answered", "policy_denied"} {
+	for _, e := range []LogEvent{LogConfirmAsked, LogConfirmAnswered, LogPolicyDenied} {
 		if !events[e] {
 			t.Fatalf("log lacks %s", e)
 		}
@@ -312,7 +312,7 @@ func TestInjectionStaysFencedAndNavigationBlocked(t *testing.T) {
 	}
 	var why string
 	for _, r := range tr.log.records(t) {
-		if r.Event == "policy_denied" {
+		if r.Event == LogPolicyDenied {
 			why = r.Error
 		}
 	}
@@ -588,7 +588,7 @@ func TestCreateRunLogFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l.Write(LogRecord{Event: "run_start"})
+		l.Write(LogRecord{Event: LogRunStart})
 		if err := l.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -621,7 +621,7 @@ func TestKillAfterParentEnded(t *testing.T) {
 	r.Kill("twice")
 	var kills []string
 	for _, rec := range buf.records(t) {
-		if rec.Event == "killed" {
+		if rec.Event == LogKilled {
 			kills = append(kills, rec.Text)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 // LogRecord is one line of a run log.
 type LogRecord struct {
 	Time    time.Time       `json:"t"`
-	Event   string          `json:"event"`
+	Event   LogEvent        `json:"event"`
 	Agent   string          `json:"agent,omitempty"`
 	PID     int             `json:"pid,omitempty"`
 	Step    int             `json:"step,omitempty"`
@@ -105,7 +105,7 @@ func (l *RunLog) Write(rec LogRecord) {
 	}
 	b, err := json.Marshal(rec)
 	if err != nil {
-		b, _ = json.Marshal(LogRecord{Time: rec.Time, Event: "log_error", Error: err.Error()})
+		b, _ = json.Marshal(LogRecord{Time: rec.Time, Event: LogLogError, Error: err.Error()})
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

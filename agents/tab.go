@@ -51,33 +51,37 @@ type Observation struct {
 	Text string
 }
 
+// ActionKind names what an Action does, as the executor's tool of the same
+// name.
+type ActionKind string
+
 // Action kinds, named as the executor's tools.
 const (
-	ActClick       = "click"
-	ActType        = "type"
-	ActSelect      = "select"
-	ActPress       = "press"
-	ActScroll      = "scroll"
-	ActNavigate    = "navigate"
-	ActBack        = "back"
-	ActClickAt     = "click_at"
-	ActTypeFocused = "type_focused"
+	ActClick       ActionKind = "click"
+	ActType        ActionKind = "type"
+	ActSelect      ActionKind = "select"
+	ActPress       ActionKind = "press"
+	ActScroll      ActionKind = "scroll"
+	ActNavigate    ActionKind = "navigate"
+	ActBack        ActionKind = "back"
+	ActClickAt     ActionKind = "click_at"
+	ActTypeFocused ActionKind = "type_focused"
 )
 
 // Action is one step an executor asks its tab for; which fields matter
 // depends on Kind, as in the tool of the same name.
 type Action struct {
-	Kind      string  `json:"action"`
-	Ref       string  `json:"ref,omitempty"`
-	Text      string  `json:"text,omitempty"`
-	Submit    bool    `json:"submit,omitempty"`
-	Option    string  `json:"option,omitempty"`
-	Key       string  `json:"key,omitempty"`
-	Direction string  `json:"direction,omitempty"`
-	Amount    float64 `json:"amount,omitempty"`
-	X         float64 `json:"x,omitempty"`
-	Y         float64 `json:"y,omitempty"`
-	URL       string  `json:"url,omitempty"`
+	Kind      ActionKind `json:"action"`
+	Ref       string     `json:"ref,omitempty"`
+	Text      string     `json:"text,omitempty"`
+	Submit    bool       `json:"submit,omitempty"`
+	Option    string     `json:"option,omitempty"`
+	Key       string     `json:"key,omitempty"`
+	Direction string     `json:"direction,omitempty"`
+	Amount    float64    `json:"amount,omitempty"`
+	X         float64    `json:"x,omitempty"`
+	Y         float64    `json:"y,omitempty"`
+	URL       string     `json:"url,omitempty"`
 }
 
 // String renders the action verbatim, as shown to the person when it
@@ -110,7 +114,7 @@ func (a Action) String() string {
 	case ActTypeFocused:
 		return fmt.Sprintf("type %q into the focused element", a.Text)
 	}
-	return a.Kind
+	return string(a.Kind)
 }
 
 // key identifies the action and its target for loop detection.
@@ -120,7 +124,7 @@ func (a Action) key() string {
 		// Nearby points are the same target.
 		return fmt.Sprintf("click_at %d,%d", int(a.X)/10, int(a.Y)/10)
 	case ActType, ActTypeFocused:
-		return a.Kind + " " + a.Ref + " " + a.Text
+		return string(a.Kind) + " " + a.Ref + " " + a.Text
 	}
 	return a.String()
 }

@@ -10,10 +10,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// ProcTakenOver is the state of an executor paused while the person drives
-// its tab; HandBack resumes it.
-const ProcTakenOver ProcState = "taken-over"
-
 // Take-over errors.
 var (
 	// ErrNotTakenOver is returned by HandBack for an executor the person
@@ -115,7 +111,7 @@ func (r *Run) TakeOver(ctx context.Context, pid int) (ProcInfo, error) {
 	if info.State.Finished() {
 		return info, fmt.Errorf("take over %d: %w: it has %s", pid, ErrNoProcess, info.State)
 	}
-	r.log.Write(LogRecord{Event: "take_over", Agent: info.Agent, PID: pid, Tab: info.Tab})
+	r.log.Write(LogRecord{Event: LogTakeOver, Agent: info.Agent, PID: pid, Tab: info.Tab})
 	r.room.Notice("you took over %s's tab; it waits until you hand it back", info.Agent)
 	return info, nil
 }
@@ -133,7 +129,7 @@ func (r *Run) HandBack(pid int, note string) (ProcInfo, error) {
 		return ProcInfo{}, fmt.Errorf("hand back %d: %w", pid, ErrNotTakenOver)
 	}
 	info := r.info(p)
-	r.log.Write(LogRecord{Event: "hand_back", Agent: info.Agent, PID: pid, Tab: info.Tab, Text: note})
+	r.log.Write(LogRecord{Event: LogHandBack, Agent: info.Agent, PID: pid, Tab: info.Tab, Text: note})
 	if note != "" {
 		r.room.Notice("you handed %s its tab back: %s", info.Agent, note)
 	} else {
@@ -223,7 +219,7 @@ func (e *executor) useTab(ctx context.Context, what string) (skipped *toolOut, r
 	e.proc.hold.leave()
 	e.takes = takes
 	note, _ := e.proc.hold.delivered()
-	e.r.log.Write(LogRecord{Event: "skipped", Agent: e.name, PID: e.pid, Step: e.steps, Text: what + ": the user took over the tab before it ran"})
+	e.r.log.Write(LogRecord{Event: LogSkipped, Agent: e.name, PID: e.pid, Step: e.steps, Text: what + ": the user took over the tab before it ran"})
 	out := toolOut{
 		text:  "not performed: " + what + " was not run, because the user took over your tab before it ran.\n" + e.handedBack(ctx, note),
 		short: "not performed: the user took over your tab before " + what + " ran; they handed it back: " + clip(note, 200),

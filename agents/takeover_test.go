@@ -94,8 +94,8 @@ func TestTakeOverDuringModelCall(t *testing.T) {
 	}
 	var events []string
 	for _, rec := range tr.log.records(t) {
-		if rec.Event == "take_over" || rec.Event == "hand_back" || rec.Event == "skipped" {
-			events = append(events, rec.Event)
+		if rec.Event == LogTakeOver || rec.Event == LogHandBack || rec.Event == LogSkipped {
+			events = append(events, string(rec.Event))
 		}
 	}
 	if strings.Join(events, ",") != "take_over,skipped,hand_back" && strings.Join(events, ",") != "take_over,hand_back,skipped" {

@@ -159,7 +159,7 @@ func replayTimeline(recs []agents.LogRecord, limit int) ([]ReplayEntry, bool) {
 	}
 	start := recs[0].Time
 	for _, r := range recs {
-		if r.Event == "run_start" {
+		if r.Event == agents.LogRunStart {
 			start = r.Time
 			break
 		}
@@ -189,15 +189,15 @@ func replayTimeline(recs []agents.LogRecord, limit int) ([]ReplayEntry, bool) {
 // replayEntryOf renders one record; ok is false for a record that repeats one
 // already shown.
 func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok bool) {
-	e = ReplayEntry{Who: replayActor(r.Agent), Kind: r.Event, Step: r.Step, URL: r.URL, Success: r.Success}
+	e = ReplayEntry{Who: replayActor(r.Agent), Kind: string(r.Event), Step: r.Step, URL: r.URL, Success: r.Success}
 	if r.Usage != nil {
 		e.Tokens, e.Cost = r.Usage.Total(), r.Usage.Cost
 	}
 	errText := oneLine(r.Error, 300)
 	switch r.Event {
-	case "run_start":
+	case agents.LogRunStart:
 		e.Who, e.Text = WhoSystem, "task: "+oneLine(r.Text, 300)
-	case "spawn":
+	case agents.LogSpawn:
 		e.Who, e.Agent = "planner", r.Agent
 		// A tab id means nothing to the person; where the agent went does.
 		e.Text = "spawned " + r.Agent
@@ -208,34 +208,34 @@ func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok
 			e.Text += " in a tab you gave it"
 		}
 		e.Text += ": " + oneLine(r.Text, 240)
-	case "spawn_failed":
+	case agents.LogSpawnFailed:
 		e.Kind, e.Text = "error", "could not spawn "+quoteLine(r.Text, 160)+": "+errText
-	case "wait":
+	case agents.LogWait:
 		e.Text = waitLine(r.Text)
-	case "kill":
+	case agents.LogKill:
 		e.Agent = fmt.Sprintf("agent %d", r.PID)
 		e.Text = "killed " + e.Agent
-	case "tool":
+	case agents.LogTool:
 		e.Tool, e.Outcome, e.Effect = r.Tool, oneLine(r.Outcome, 300), r.Effect
 		e.Text = replayToolLine(r.Tool, r.Args)
-	case "policy_denied":
+	case agents.LogPolicyDenied:
 		e.Kind, e.Tool = "refused", r.Tool
 		e.Text = "refused " + replayToolLine(r.Tool, r.Args) + ": " + errText
-	case "confirm_asked":
+	case agents.LogConfirmAsked:
 		e.Tool = r.Tool
 		e.Text = "asks you to confirm " + replayToolLine(r.Tool, r.Args)
 		if r.Text != "" {
 			e.Text += " on " + quoteLine(r.Text, 80)
 		}
-	case "confirm_answered":
+	case agents.LogConfirmAnswered:
 		e.Who, e.Agent, e.Tool = WhoYou, replayActor(r.Agent), r.Tool
 		e.Text = fmt.Sprintf("answered %s's confirmation: %s", e.Agent, oneLine(r.Text, 200))
-	case "ask_user":
+	case agents.LogAskUser:
 		e.Kind, e.Text = "ask", "asks you: "+oneLine(r.Text, 300)
-	case "user_answer":
+	case agents.LogUserAnswer:
 		e.Who, e.Agent, e.Kind = WhoYou, replayActor(r.Agent), "answer"
 		e.Text = fmt.Sprintf("answered %s: %s", e.Agent, oneLine(r.Text, 300))
-	case "transcript":
+	case agents.LogTranscript:
 		switch agents.EntryKind(r.Kind) {
 		case agents.EntrySpeech:
 			spoken[r.Agent+"\x00"+r.Text]++
@@ -247,69 +247,69 @@ func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok
 		default:
 			e.Kind, e.Text, e.Detail = "notice", oneLine(r.Text, 300), true
 		}
-	case "speech":
+	case agents.LogSpeech:
 		k := r.Agent + "\x00" + r.Text
 		if spoken[k] > 0 {
 			spoken[k]--
 			return e, false
 		}
 		e.Text = oneLine(r.Text, 500)
-	case "interrupted":
+	case agents.LogInterrupted:
 		e.Text = "was cut off: " + quoteLine(r.Text, 200)
-	case "floor_claimed":
+	case agents.LogFloorClaimed:
 		e.Kind, e.Text, e.Detail = "floor", "takes the floor", true
-	case "floor_rejected":
+	case agents.LogFloorRejected:
 		e.Kind, e.Text, e.Detail = "floor", "could not speak: "+errText, true
-	case "speech_failed":
+	case agents.LogSpeechFailed:
 		e.Kind, e.Text = "error", "speech failed: "+errText
-	case "take_over":
+	case agents.LogTakeOver:
 		e.Who, e.Agent = WhoYou, r.Agent
 		e.Text = fmt.Sprintf("took over %s's tab", r.Agent)
-	case "hand_back":
+	case agents.LogHandBack:
 		e.Who, e.Agent = WhoYou, r.Agent
 		e.Text = fmt.Sprintf("handed %s its tab back", r.Agent)
 		if r.Text != "" {
 			e.Text += ": " + oneLine(r.Text, 300)
 		}
-	case "skipped":
+	case agents.LogSkipped:
 		e.Text = oneLine(r.Text, 300)
-	case "agent_done":
+	case agents.LogAgentDone:
 		verdict := "finished"
 		if r.Success == nil || !*r.Success {
 			verdict = "failed"
 		}
 		e.Text = verdict + ": " + oneLine(r.Text, 400)
-	case "killed":
+	case agents.LogKilled:
 		e.Who, e.Text = WhoSystem, "run stopped: "+oneLine(r.Text, 300)
-	case "run_done":
+	case agents.LogRunDone:
 		e.Who = WhoSystem
 		verdict := "run done"
 		if r.Success == nil || !*r.Success {
 			verdict = "run failed"
 		}
 		e.Text = verdict + ": " + oneLine(r.Text, 400)
-	case "model":
+	case agents.LogModel:
 		e.Detail = true
 		e.Text = fmt.Sprintf("model call (%s)", r.Kind)
 		if r.Text != "" {
 			e.Text += " → " + oneLine(r.Text, 120)
 		}
-	case "observe":
+	case agents.LogObserve:
 		e.Detail = true
 		e.Text = fmt.Sprintf("observed %s (%d bytes)", r.URL, r.Bytes)
-	case "nudge":
+	case agents.LogNudge:
 		e.Text = "replied without a tool call: " + quoteLine(r.Text, 200)
-	case "salvaged":
+	case agents.LogSalvaged:
 		e.Text = "its reply was taken as done: " + quoteLine(r.Text, 200)
-	case "malformed":
+	case agents.LogMalformed:
 		e.Kind, e.Tool = "error", r.Tool
 		e.Text = "malformed " + r.Tool + " call: " + errText
-	case "call_reissued":
+	case agents.LogCallReissued:
 		e.Kind, e.Text = "reissued", oneLine(r.Text, 200)
-	case "tabs_closed":
+	case agents.LogTabsClosed:
 		e.Who, e.Detail = WhoSystem, true
 		e.Text = "closed " + oneLine(r.Text, 60)
-	case "error", "log_error":
+	case agents.LogError, agents.LogLogError:
 		e.Kind, e.Text = "error", errText
 	default:
 		// A record this version does not know still shows, as the log

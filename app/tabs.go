@@ -376,7 +376,7 @@ func (a *agentTab) Act(ctx context.Context, act agents.Action) (agents.Outcome, 
 		return agents.Outcome{}, err
 	}
 	ba := browser.Action{
-		Kind: act.Kind, Ref: act.Ref, Text: act.Text, Submit: act.Submit, Option: act.Option, Key: act.Key,
+		Kind: string(act.Kind), Ref: act.Ref, Text: act.Text, Submit: act.Submit, Option: act.Option, Key: act.Key,
 		Direction: act.Direction, Amount: act.Amount, X: act.X, Y: act.Y, URL: act.URL,
 	}
 	r, err := a.t.Do(a.ctx(ctx), ba)
