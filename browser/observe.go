@@ -291,7 +291,7 @@ func (t *Tab) ownerBox(ctx context.Context, f *cdp.Frame, fs []*cdp.Frame) (fram
 	res, err := cdp.Call(ctx, pw.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: "function(){ return __vroom.frameBox(this) }", ObjectID: obj.Object.ObjectID, ReturnByValue: new(true),
 	})
-	cdp.Call(ctx, pw.sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.Object.ObjectID})
+	t.release(ctx, pw.sess, obj.Object.ObjectID)
 	if err != nil {
 		return frameBox{}, err
 	}

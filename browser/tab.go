@@ -562,3 +562,11 @@ func (t *Tab) mainWorld(ctx context.Context) (*world, *cdp.Frame, error) {
 	w, err := t.world(ctx, fs[0])
 	return w, fs[0], err
 }
+
+// release frees a remote object handle. A failure only pins the object
+// until its document goes away, so it is logged, not returned.
+func (t *Tab) release(ctx context.Context, sess *chromedp.Target, id runtime.RemoteObjectID) {
+	if _, err := cdp.Call(ctx, sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: id}); err != nil && ctx.Err() == nil {
+		t.b.opts.Logf("tab %s: release %s: %v", t.id, id, err)
+	}
+}

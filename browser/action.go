@@ -1,0 +1,224 @@
+package browser
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// MaxTypeLength is the most text, in bytes, one type action accepts.
+const MaxTypeLength = 64 << 10
+
+// Action kinds.
+const (
+	ActClick       = "click"
+	ActType        = "type"
+	ActClear       = "clear"
+	ActSelect      = "select"
+	ActPress       = "press"
+	ActScroll      = "scroll"
+	ActHover       = "hover"
+	ActNavigate    = "navigate"
+	ActBack        = "back"
+	ActForward     = "forward"
+	ActReload      = "reload"
+	ActClickAt     = "click_at"
+	ActTypeFocused = "type_focused"
+	ActUpload      = "upload"
+	ActWait        = "wait"
+)
+
+// Action is one step an agent asks for. Which fields matter depends on Kind.
+type Action struct {
+	Kind      string   `json:"action"`
+	Ref       string   `json:"ref,omitempty"`
+	Text      string   `json:"text,omitempty"`
+	Submit    bool     `json:"submit,omitempty"`
+	Option    string   `json:"option,omitempty"`
+	Key       string   `json:"key,omitempty"`       // press: "Enter", "Control+A", "Shift+Tab"
+	Direction string   `json:"direction,omitempty"` // scroll: up, down, left, right
+	Amount    float64  `json:"amount,omitempty"`    // scroll: CSS pixels (default most of a screen)
+	X         float64  `json:"x,omitempty"`         // click_at: screenshot pixels
+	Y         float64  `json:"y,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	Files     []string `json:"files,omitempty"`
+	// Until is a condition to wait for after acting; in a batch it is also
+	// the check that must hold before the next step runs.
+	Until *Condition `json:"until,omitempty"`
+}
+
+// pointed reports whether the action checks its target at a point (as a
+// click does), which takes the page's baseline in the same call.
+func (a Action) pointed() bool {
+	return a.Kind == ActClick || a.Kind == ActHover || a.Kind == ActType || a.Kind == ActClear
+}
+
+// navigates reports whether the action loads another document by itself.
+func (a Action) navigates() bool {
+	return a.Kind == ActNavigate || a.Kind == ActBack || a.Kind == ActForward || a.Kind == ActReload
+}
+
+// Condition is a page state to wait for.
+type Condition struct {
+	Text    string  `json:"text,omitempty"` // visible text contains
+	URL     string  `json:"url,omitempty"`  // URL contains
+	Ref     string  `json:"ref,omitempty"`
+	Value   *string `json:"value,omitempty"`
+	Checked *bool   `json:"checked,omitempty"`
+	Gone    bool    `json:"gone,omitempty"` // the ref's element is gone
+}
+
+// condString describes a condition for an error; a value to wait for is
+// masked, since it may be what someone typed into a password field.
+func condString(c *Condition) string {
+	cc := *c
+	if cc.Value != nil {
+		masked := "***"
+		cc.Value = &masked
+	}
+	// A Condition holds only strings and bools, which always marshal.
+	b, _ := json.Marshal(cc)
+	return string(b)
+}
+
+// Result is the verdict on one action: what was done and whether the page
+// showed any effect of it.
+type Result struct {
+	Action string `json:"action"`
+	Ref    string `json:"ref,omitempty"`
+	// Changed is false when nothing observable happened: no DOM change,
+	// navigation, focus, value, scroll or (for click_at) screen change.
+	Changed   bool     `json:"changed"`
+	Effects   []string `json:"effects,omitempty"`
+	Navigated bool     `json:"navigated,omitempty"`
+	URL       string   `json:"url"`
+	// Settled is false when the page was still changing at the deadline.
+	Settled bool          `json:"settled"`
+	Took    time.Duration `json:"took"`
+	Note    string        `json:"note,omitempty"`
+}
+
+// String is the one-line verdict for a model.
+func (r *Result) String() string {
+	var sb strings.Builder
+	sb.WriteString(r.Action)
+	if r.Ref != "" {
+		sb.WriteString(" " + r.Ref)
+	}
+	switch {
+	case r.Navigated:
+		fmt.Fprintf(&sb, ": navigated to %s", r.URL)
+	case r.Changed:
+		fmt.Fprintf(&sb, ": page changed (%s)", strings.Join(r.Effects, ", "))
+	default:
+		sb.WriteString(": your action had no visible effect")
+	}
+	if !r.Settled {
+		sb.WriteString("; the page was still changing")
+	}
+	if r.Note != "" {
+		sb.WriteString("; " + r.Note)
+	}
+	return sb.String()
+}
+
+// describe names an action in its errors.
+func describe(a Action) string {
+	if a.Ref != "" {
+		return a.Kind + " " + a.Ref
+	}
+	if a.Kind == ActNavigate {
+		return a.Kind + " " + clipText(a.URL, 80)
+	}
+	return a.Kind
+}
+
+// validate rejects bad input before anything touches the page.
+func (t *Tab) validate(a Action) error {
+	switch a.Kind {
+	case ActClick, ActHover, ActClear:
+		return needRef(a)
+	case ActType, ActTypeFocused:
+		return validateText(a)
+	case ActSelect:
+		if a.Option == "" {
+			return fmt.Errorf("%w: option is required", ErrBadArgument)
+		}
+		return needRef(a)
+	case ActUpload:
+		return validateUpload(a)
+	case ActPress:
+		_, err := parseChord(a.Key)
+		return err
+	case ActScroll:
+		return validateScroll(a)
+	case ActNavigate:
+		return t.b.checkURL(a.URL)
+	case ActClickAt:
+		return t.validatePoint(a)
+	case ActBack, ActForward, ActReload:
+		return nil
+	case ActWait:
+		if a.Until == nil {
+			return fmt.Errorf("%w: wait needs a condition", ErrBadArgument)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: unknown action %q", ErrBadArgument, a.Kind)
+}
+
+func needRef(a Action) error {
+	if a.Ref == "" {
+		return fmt.Errorf("%w: ref is required", ErrBadArgument)
+	}
+	return nil
+}
+
+// validateText checks type (into a ref) and type_focused (into the focus).
+func validateText(a Action) error {
+	if len(a.Text) > MaxTypeLength {
+		return fmt.Errorf("%w: %d bytes (limit %d)", ErrTextTooLong, len(a.Text), MaxTypeLength)
+	}
+	if a.Kind == ActType {
+		return needRef(a)
+	}
+	if a.Text == "" {
+		return fmt.Errorf("%w: text is required", ErrBadArgument)
+	}
+	return nil
+}
+
+func validateUpload(a Action) error {
+	if len(a.Files) == 0 {
+		return fmt.Errorf("%w: files are required", ErrBadArgument)
+	}
+	for _, f := range a.Files {
+		if _, err := os.Stat(f); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadArgument, err)
+		}
+	}
+	return needRef(a)
+}
+
+func validateScroll(a Action) error {
+	if a.Ref != "" {
+		return nil
+	}
+	switch a.Direction {
+	case "up", "down", "left", "right":
+		return nil
+	}
+	return fmt.Errorf("%w: scroll needs a ref or a direction (up, down, left, right)", ErrBadArgument)
+}
+
+// validatePoint checks that click_at's point lies inside the screenshot.
+func (t *Tab) validatePoint(a Action) error {
+	ss := t.b.opts.ScreenshotScale
+	w, h := float64(t.b.opts.Width)*ss, float64(t.b.opts.Height)*ss
+	if a.X < 0 || a.Y < 0 || a.X >= w || a.Y >= h {
+		return fmt.Errorf("%w: (%g, %g) is outside the %gx%g screenshot", ErrOffscreen, a.X, a.Y, w, h)
+	}
+	return nil
+}

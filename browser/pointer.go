@@ -1,0 +1,245 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+)
+
+// locate resolves a ref to its frame world and the frame's offset in the
+// top viewport, refusing refs of an earlier document.
+func (t *Tab) locate(ctx context.Context, ref string) (*world, [2]float64, error) {
+	loc, ok := t.refs[ref]
+	if !ok {
+		return nil, [2]float64{}, fmt.Errorf("%w: %s (refs come from an observation of this tab)", ErrUnknownRef, ref)
+	}
+	f, fs, err := t.refFrame(ctx, loc)
+	if err != nil {
+		return nil, [2]float64{}, err
+	}
+	if f == nil || f.LoaderID != loc.loader {
+		return nil, [2]float64{}, fmt.Errorf("%s: %w", ref, ErrStaleRef)
+	}
+	w, err := t.world(ctx, f)
+	if err != nil {
+		return nil, [2]float64{}, err
+	}
+	off, err := t.frameOffset(ctx, f, fs)
+	if err != nil {
+		return nil, off, err
+	}
+	return w, off, nil
+}
+
+// refFrame finds the frame a ref was handed out in (nil when it is gone)
+// and the frames searched. Most refs live in the tab's own process: its
+// frame tree alone says whether the ref's document is current, without the
+// browser-wide target listing that finding out-of-process frames takes.
+func (t *Tab) refFrame(ctx context.Context, loc refLoc) (*cdp.Frame, []*cdp.Frame, error) {
+	fs, err := frameTree(ctx, t.target(), "")
+	if err != nil {
+		return nil, nil, err
+	}
+	if f := frameByID(fs, loc.frame); f != nil {
+		return f, fs, nil
+	}
+	if fs, err = t.frames(ctx); err != nil {
+		return nil, nil, err
+	}
+	return frameByID(fs, loc.frame), fs, nil
+}
+
+// frameByID returns the last frame in fs with the id, or nil.
+func frameByID(fs []*cdp.Frame, id cdp.FrameID) *cdp.Frame {
+	var f *cdp.Frame
+	for _, x := range fs {
+		if x.ID == id {
+			f = x
+		}
+	}
+	return f
+}
+
+// frameOffset adds up the boxes of the iframes holding f, up to the top.
+func (t *Tab) frameOffset(ctx context.Context, f *cdp.Frame, fs []*cdp.Frame) ([2]float64, error) {
+	var off [2]float64
+	for cur := f; cur.ParentID != ""; {
+		box, err := t.ownerBox(ctx, cur, fs)
+		if err != nil {
+			return off, err
+		}
+		off[0] += box.X
+		off[1] += box.Y
+		parent := frameByID(fs, cur.ParentID)
+		if parent == nil {
+			break
+		}
+		cur = parent
+	}
+	return off, nil
+}
+
+// prep is the page's answer to the checks before a pointer action.
+type prep struct {
+	Err      string  `json:"err"`
+	Hit      string  `json:"hit"`
+	X        float64 `json:"x"`
+	Y        float64 `json:"y"`
+	Tag      string  `json:"tag"`
+	Type     string  `json:"type"`
+	Editable bool    `json:"editable"`
+	Role     string  `json:"role"`
+	// FP is the page's state just before the input, after any scrolling.
+	FP *fingerprint `json:"fp"`
+}
+
+func prepError(ref string, p prep) error {
+	e := &ActionError{Ref: ref, Reason: p.Err, Hit: p.Hit}
+	switch p.Err {
+	case "gone":
+		e.Reason = "the element is no longer on the page; observe again"
+		e.Err = ErrStaleRef
+	case "covered":
+		e.Reason = "covered at its click point"
+	case "offscreen":
+		e.Reason = "could not be scrolled into the viewport"
+	}
+	return e
+}
+
+// pointer moves to the target, checks again that nothing covers it (moving
+// can open an overlay), and returns the top-level point.
+func (t *Tab) pointer(ctx context.Context, w *world, off [2]float64, ref string) (prep, float64, float64, error) {
+	var p prep
+	if err := t.call(ctx, w, "prepare", &p, ref, true); err != nil {
+		return p, 0, 0, err
+	}
+	if p.Err != "" {
+		return p, 0, 0, prepError(ref, p)
+	}
+	x, y := p.X+off[0], p.Y+off[1]
+	if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
+		return p, 0, 0, err
+	}
+	var rc prep
+	if err := t.call(ctx, w, "recheck", &rc, ref, p.X, p.Y); err != nil {
+		return p, 0, 0, err
+	}
+	if rc.Err != "" {
+		return p, 0, 0, prepError(ref, rc)
+	}
+	return p, x, y, nil
+}
+
+// redeliver checks that a click into an out-of-process frame reached it.
+// Chromium can acknowledge the press before that frame's hit-test data
+// exists, and the press then lands in the parent; since the frame saw no
+// press at all, it is safe to press again once the frame has rendered.
+func (t *Tab) redeliver(ctx context.Context, w *world, off [2]float64, ref string, downs int) error {
+	var n int
+	if err := t.call(ctx, w, "downs", &n); err != nil || n != downs {
+		return err
+	}
+	var ok bool
+	if err := t.call(ctx, w, "frame", &ok); err != nil {
+		return err
+	}
+	_, x, y, err := t.pointer(ctx, w, off, ref)
+	if err != nil {
+		return err
+	}
+	return t.clickPoint(ctx, x, y)
+}
+
+func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, clicks int64) error {
+	p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
+	if typ == input.DispatchMouseEventTypeMousePressed || typ == input.DispatchMouseEventTypeMouseReleased {
+		p.Button = input.MouseButtonLeft
+		p.ClickCount = clicks
+		if typ == input.DispatchMouseEventTypeMousePressed {
+			p.Buttons = 1
+		}
+	}
+	_, err := cdp.Call(ctx, t.target(), input.DispatchMouseEvent, p)
+	return err
+}
+
+func (t *Tab) clickPoint(ctx context.Context, x, y float64) error {
+	if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, 1); err != nil {
+		return err
+	}
+	return t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, 1)
+}
+
+// click presses and releases on the checked target.
+func (t *Tab) click(ctx context.Context, s *step) error {
+	p, x, y, err := t.pointer(ctx, s.w, s.off, s.a.Ref)
+	if err != nil {
+		return err
+	}
+	s.pointedAt(p)
+	if err := t.clickPoint(ctx, x, y); err != nil {
+		return err
+	}
+	if s.w.sess != t.target() {
+		return t.redeliver(ctx, s.w, s.off, s.a.Ref, s.before.Downs)
+	}
+	return nil
+}
+
+// hover moves the pointer onto the checked target.
+func (t *Tab) hover(ctx context.Context, s *step) error {
+	p, _, _, err := t.pointer(ctx, s.w, s.off, s.a.Ref)
+	if err != nil {
+		return err
+	}
+	s.pointedAt(p)
+	return nil
+}
+
+// clickAt clicks at a point of the screenshot, whatever is there.
+func (t *Tab) clickAt(ctx context.Context, sx, sy float64) error {
+	ss := t.b.opts.ScreenshotScale
+	x, y := sx/ss, sy/ss
+	if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
+		return err
+	}
+	return t.clickPoint(ctx, x, y)
+}
+
+// scroll brings a ref into view, or turns the wheel over the viewport's
+// middle.
+func (t *Tab) scroll(ctx context.Context, s *step) error {
+	if s.a.Ref != "" {
+		var p prep
+		if err := t.call(ctx, s.w, "prepare", &p, s.a.Ref, true); err != nil {
+			return err
+		}
+		// Covered is fine: scrolling needs the element in view, not clickable.
+		if p.Err != "" && p.Err != "covered" {
+			return prepError(s.a.Ref, p)
+		}
+		return nil
+	}
+	amt := s.a.Amount
+	if amt == 0 {
+		amt = float64(t.b.opts.Height) * 0.8
+	}
+	var dx, dy float64
+	switch s.a.Direction {
+	case "up":
+		dy = -amt
+	case "down":
+		dy = amt
+	case "left":
+		dx = -amt
+	case "right":
+		dx = amt
+	}
+	cx, cy := float64(t.b.opts.Width)/2, float64(t.b.opts.Height)/2
+	// Sent raw: the typed params omit a zero delta, which Chrome rejects
+	// for wheel events.
+	return t.target().Call(ctx, input.DispatchMouseEvent.Method, map[string]any{"type": "mouseWheel", "x": cx, "y": cy, "deltaX": dx, "deltaY": dy}, nil)
+}

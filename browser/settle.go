@@ -1,0 +1,110 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+)
+
+// quietMs is how long the DOM must stay still, after a frame, for the page
+// to count as settled.
+const quietMs = 20
+
+// settled is the page once an action's effects have played out, or the
+// settle deadline has passed.
+type settled struct {
+	// Settled is false when the page was still changing at the deadline;
+	// Cond is whether the action's Until held (nil without one); FP is
+	// the page's state at the end of the in-page wait.
+	Settled bool         `json:"settled"`
+	Cond    *bool        `json:"cond"`
+	FP      *fingerprint `json:"fp"`
+	// navigated is set when a new document replaced the one acted on,
+	// hung when the page stopped answering.
+	navigated bool
+	hung      bool
+}
+
+// settle waits, driven by the page's events and bounded by
+// Options.SettleTimeout, for the page to go quiet after the input: in the
+// page, or, after a navigation, for the new document's load. nav and load
+// were subscribed before the input was sent. On ErrUnresponsive the
+// returned state has hung set.
+func (t *Tab) settle(ctx context.Context, s *step, nav, load <-chan jsonv2.Value) (settled, error) {
+	// A second past the in-page wait's own deadline: the page's timers
+	// normally end it first.
+	wait, cancel := context.WithTimeout(ctx, t.b.opts.SettleTimeout+time.Second)
+	defer cancel()
+	st := settled{navigated: s.a.navigates()}
+	if t.waiting != nil {
+		t.waiting()
+	}
+	if !st.navigated {
+		if err := t.settleInPage(ctx, wait, s, &st); err != nil {
+			return st, err
+		}
+	}
+	select {
+	case <-nav:
+		st.navigated = true
+	default:
+	}
+	if !st.navigated {
+		return st, nil
+	}
+	err := t.settleLoad(ctx, wait, s, &st, load)
+	return st, err
+}
+
+// settleInPage waits in the page for the DOM to go quiet and the action's
+// condition to hold. A type or clear passes the mutation count from before
+// the input, so a field whose DOM did not change settles at once. A
+// document that goes away under the wait marks st navigated.
+func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) error {
+	var mutsBefore *int
+	if s.a.Kind == ActType || s.a.Kind == ActClear {
+		mutsBefore = &s.before.Muts
+	}
+	max := t.b.opts.SettleTimeout
+	err := t.call(wait, s.w, "settle", st, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil || context.Cause(t.dead) != nil:
+		return err
+	case wait.Err() != nil:
+		// The in-page wait has its own timer; a page that misses the host
+		// deadline is not running its timers at all.
+		st.hung = true
+		return fmt.Errorf("%w: no answer %v after the input was sent", ErrUnresponsive, max+time.Second)
+	}
+	// The document went away under the wait: a navigation.
+	st.navigated = true
+	return nil
+}
+
+// settleLoad waits for the new document's load event or the deadline,
+// then, when the action has a condition, for it in the new document's
+// own world.
+func (t *Tab) settleLoad(ctx, wait context.Context, s *step, st *settled, load <-chan jsonv2.Value) error {
+	select {
+	case <-load:
+	case <-wait.Done():
+		if ctx.Err() != nil || context.Cause(t.dead) != nil {
+			return context.Cause(wait)
+		}
+	}
+	w, _, err := t.mainWorld(ctx)
+	if err != nil {
+		return err
+	}
+	s.w = w
+	st.Settled = true
+	if s.a.Until == nil {
+		return nil
+	}
+	st.Cond = nil
+	return t.call(wait, w, "settle", st, quietMs, t.b.opts.SettleTimeout.Milliseconds(), s.a.Until, "")
+}

@@ -1,0 +1,147 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+)
+
+// fingerprint is the page's observable state, taken in the page before and
+// after an action; what differs is the action's effect.
+type fingerprint struct {
+	URL      string `json:"url"`
+	Muts     int    `json:"muts"`
+	Downs    int    `json:"downs"`
+	Scroll   string `json:"scroll"`
+	Focus    string `json:"focus"`
+	Value    string `json:"value"`
+	Checked  string `json:"checked"`
+	Expanded string `json:"expanded"`
+}
+
+// takeBefore records the page's state before the input. Pointer actions
+// take it in the same call that checks and scrolls the target (pointedAt),
+// so the scroll is not counted as their effect; the rest take it here.
+func (t *Tab) takeBefore(ctx context.Context, s *step) error {
+	if !s.a.pointed() {
+		if err := t.call(ctx, s.w, "fingerprint", &s.before, s.a.Ref); err != nil {
+			return err
+		}
+	}
+	if s.a.Kind == ActClickAt {
+		shot, err := t.thumb(ctx)
+		if err != nil {
+			// The click still goes in; only the screen comparison is lost,
+			// and the verdict says so rather than claim no effect.
+			s.r.Note = "the screen could not be compared: " + err.Error()
+			t.b.opts.Logf("click_at %s: thumbnail before: %v", t.id, err)
+		}
+		s.shot = shot
+	}
+	return nil
+}
+
+// pointedAt takes the baseline a pointer check returned with its target.
+func (s *step) pointedAt(p prep) {
+	if p.FP != nil {
+		s.before = *p.FP
+	}
+}
+
+// verdict compares the page after the action with before and fills in the
+// result: where the page is, whether it settled and what changed.
+func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
+	var after fingerprint
+	if st.FP != nil && !st.navigated {
+		after = *st.FP
+	} else if err := t.call(ctx, s.w, "fingerprint", &after, refIfSame(s.a, st.navigated)); err != nil {
+		return err
+	}
+	r := s.r
+	r.URL, r.Settled = after.URL, st.Settled
+	// A wait that saw a navigation elsewhere only counts one that moved.
+	r.Navigated = st.navigated && (after.URL != s.before.URL || s.a.Kind != ActWait)
+	if r.Navigated {
+		r.Effects = append(r.Effects, "navigation")
+	}
+	if !st.navigated {
+		r.Effects = append(r.Effects, effects(s.a, s.before, after)...)
+	}
+	if s.shot != nil && t.screenChanged(ctx, s) {
+		r.Effects = append(r.Effects, "screen")
+	}
+	r.Changed = len(r.Effects) > 0
+	return nil
+}
+
+// effects names what differs between two fingerprints of one document.
+func effects(a Action, before, after fingerprint) []string {
+	var out []string
+	if after.URL != before.URL {
+		out = append(out, "url")
+	}
+	if after.Muts != before.Muts {
+		out = append(out, "dom")
+	}
+	// A clicked button taking focus is not an effect of the application.
+	if after.Focus != before.Focus && !(a.Kind == ActClick && after.Focus == a.Ref) {
+		out = append(out, "focus")
+	}
+	if after.Value != before.Value {
+		out = append(out, "value")
+	}
+	if after.Checked != before.Checked {
+		out = append(out, "checked")
+	}
+	if after.Expanded != before.Expanded {
+		out = append(out, "expanded")
+	}
+	if after.Scroll != before.Scroll {
+		out = append(out, "scroll")
+	}
+	return out
+}
+
+// refIfSame is the ref to fingerprint after the action: none once the
+// document it belonged to is gone.
+func refIfSame(a Action, navigated bool) string {
+	if navigated {
+		return ""
+	}
+	return a.Ref
+}
+
+// screenChanged compares a thumbnail taken now with the one from before.
+func (t *Tab) screenChanged(ctx context.Context, s *step) bool {
+	shot, err := t.thumb(ctx)
+	if err != nil {
+		s.r.Note = "the screen could not be compared: " + err.Error()
+		t.b.opts.Logf("click_at %s: thumbnail after: %v", t.id, err)
+		return false
+	}
+	return !bytes.Equal(s.shot, shot)
+}
+
+var errNoThumb = errors.New("no thumbnail")
+
+// thumb is a small, cheap capture used only to tell whether the screen
+// changed (a canvas repaint has no DOM mutation to see).
+func (t *Tab) thumb(ctx context.Context) ([]byte, error) {
+	clip, err := t.viewportClip(ctx, 0.25)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cdp.Call(ctx, t.target(), page.CaptureScreenshot, page.CaptureScreenshotParams{
+		Format: page.CaptureScreenshotFormatPng, OptimizeForSpeed: new(true), Clip: clip,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Data) == 0 {
+		return nil, errNoThumb
+	}
+	return res.Data, nil
+}
