@@ -153,114 +153,163 @@ func (t *Tab) observe(ctx context.Context, o ObserveOptions) (*Observation, erro
 	if err != nil {
 		return nil, err
 	}
-	obs := &Observation{doc: fs[0].LoaderID}
-	if top := fs[0].LoaderID; top != t.topDoc {
-		t.prevDoc, t.topDoc = t.topDoc, top
-		live := map[cdp.LoaderID]bool{}
-		for _, f := range fs {
-			live[f.LoaderID] = true
-		}
-		for ref, loc := range t.refs {
-			if !live[loc.loader] && loc.top != t.prevDoc {
-				delete(t.refs, ref)
-			}
-		}
-		for id, w := range t.worlds {
-			if !live[w.loader] {
-				delete(t.worlds, id)
-			}
-		}
-	}
-	type placed struct {
-		c     Control
-		group int
-		order int
-	}
-	var all []placed
-	offsets := map[cdp.FrameID][2]float64{fs[0].ID: {0, 0}}
-	var vw, vh float64
+	t.forgetOldDocuments(fs)
+	m := &merge{obs: &Observation{doc: fs[0].LoaderID}, offsets: map[cdp.FrameID][2]float64{fs[0].ID: {0, 0}}}
 	args := map[string]any{"limit": o.Limit, "roles": o.Roles, "query": o.Query, "all": o.All, "textMax": o.TextMax}
 	for i, f := range fs {
-		off, ok := offsets[f.ID]
-		if i > 0 {
-			parentOff, pok := offsets[f.ParentID]
-			if !pok {
-				obs.Unobserved++
-				continue
-			}
-			box, err := t.ownerBox(ctx, f, fs)
-			if err != nil || !box.Visible || box.W < 1 || box.H < 1 {
-				if err != nil {
-					obs.Unobserved++
-				}
-				continue
-			}
-			off = [2]float64{parentOff[0] + box.X, parentOff[1] + box.Y}
-			offsets[f.ID] = off
-			ok = true
-		}
+		top := i == 0
+		off, ok := t.frameOrigin(ctx, m, f, fs, top)
 		if !ok {
 			continue
 		}
-		w, err := t.world(ctx, f)
+		fo, err := t.observeFrame(ctx, f, args, top)
 		if err != nil {
-			if i == 0 {
+			if top {
 				return nil, err
 			}
-			obs.Unobserved++
+			m.obs.Unobserved++
 			continue
 		}
-		args["nextRef"] = t.nextRef
-		if i > 0 {
-			args["textMax"] = 0
-		}
-		var fo frameObs
-		if err := t.call(ctx, w, "observe", &fo, args); err != nil {
-			if i == 0 {
-				return nil, err
-			}
-			obs.Unobserved++
-			continue
-		}
-		t.nextRef = fo.NextRef
-		obs.Frames++
-		obs.WalkMs += fo.WalkMs
-		obs.Candidates += fo.Candidates
-		if i == 0 {
-			vw, vh = fo.VW, fo.VH
-			obs.URL, obs.Title, obs.Dialog = fo.URL, fo.Title, fo.Dialog
-			obs.Headings, obs.Text, obs.TextCut = fo.Headings, fo.Text, fo.TextCut
-			obs.Viewport = [2]int{int(fo.VW), int(fo.VH)}
-			obs.Scroll = [2]int{int(fo.SX), int(fo.SY)}
-		}
+		m.addFrame(fo, top)
 		for _, c := range fo.Controls {
 			t.refs[c.Ref] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
-			if i > 0 {
-				c.Box[0] += int(off[0])
-				c.Box[1] += int(off[1])
-				x, y, bw, bh := float64(c.Box[0]), float64(c.Box[1]), float64(c.Box[2]), float64(c.Box[3])
-				c.InView = c.InView && x+bw > 0 && y+bh > 0 && x < vw && y < vh
-			}
-			g := 2
-			if c.InDialog {
-				g = 0
-			} else if c.InView {
-				g = 1
-			}
-			all = append(all, placed{c, g, len(all)})
+			m.addControl(c, off, top)
 		}
 	}
-	slices.SortStableFunc(all, func(a, b placed) int { return a.group - b.group })
-	for _, p := range all {
-		if len(obs.Controls) == o.Limit {
+	obs := m.ranked(o.Limit)
+	t.version++
+	obs.Version = t.version
+	return obs, nil
+}
+
+// forgetOldDocuments drops, when the top document has changed, the refs
+// and worlds of documents that are gone, keeping the refs of the document
+// just before, so one used after a navigation still reads as stale.
+func (t *Tab) forgetOldDocuments(fs []*cdp.Frame) {
+	top := fs[0].LoaderID
+	if top == t.topDoc {
+		return
+	}
+	t.prevDoc, t.topDoc = t.topDoc, top
+	live := map[cdp.LoaderID]bool{}
+	for _, f := range fs {
+		live[f.LoaderID] = true
+	}
+	for ref, loc := range t.refs {
+		if !live[loc.loader] && loc.top != t.prevDoc {
+			delete(t.refs, ref)
+		}
+	}
+	for id, w := range t.worlds {
+		if !live[w.loader] {
+			delete(t.worlds, id)
+		}
+	}
+}
+
+// frameOrigin is where a frame's viewport lies in the top one. A frame
+// that is hidden, empty or inside one not observed is skipped; one whose
+// iframe could not be found counts as unobserved.
+func (t *Tab) frameOrigin(ctx context.Context, m *merge, f *cdp.Frame, fs []*cdp.Frame, top bool) ([2]float64, bool) {
+	if top {
+		return m.offsets[f.ID], true
+	}
+	parentOff, ok := m.offsets[f.ParentID]
+	if !ok {
+		m.obs.Unobserved++
+		return [2]float64{}, false
+	}
+	box, err := t.ownerBox(ctx, f, fs)
+	if err != nil {
+		m.obs.Unobserved++
+		return [2]float64{}, false
+	}
+	if !box.Visible || box.W < 1 || box.H < 1 {
+		return [2]float64{}, false
+	}
+	off := [2]float64{parentOff[0] + box.X, parentOff[1] + box.Y}
+	m.offsets[f.ID] = off
+	return off, true
+}
+
+// observeFrame runs the walker in one frame. Only the top frame gives the
+// page's text.
+func (t *Tab) observeFrame(ctx context.Context, f *cdp.Frame, args map[string]any, top bool) (*frameObs, error) {
+	w, err := t.world(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	args["nextRef"] = t.nextRef
+	if !top {
+		args["textMax"] = 0
+	}
+	var fo frameObs
+	if err := t.call(ctx, w, "observe", &fo, args); err != nil {
+		return nil, err
+	}
+	t.nextRef = fo.NextRef
+	return &fo, nil
+}
+
+// merge gathers the frames' controls into one observation.
+type merge struct {
+	obs     *Observation
+	offsets map[cdp.FrameID][2]float64 // each observed frame's origin in the top viewport
+	vw, vh  float64                    // the top viewport
+	all     []placed
+}
+
+// placed is a control with its rank group: the open dialog's, then the
+// viewport's, then the rest.
+type placed struct {
+	c     Control
+	group int
+}
+
+func (m *merge) addFrame(fo *frameObs, top bool) {
+	obs := m.obs
+	obs.Frames++
+	obs.WalkMs += fo.WalkMs
+	obs.Candidates += fo.Candidates
+	if !top {
+		return
+	}
+	m.vw, m.vh = fo.VW, fo.VH
+	obs.URL, obs.Title, obs.Dialog = fo.URL, fo.Title, fo.Dialog
+	obs.Headings, obs.Text, obs.TextCut = fo.Headings, fo.Text, fo.TextCut
+	obs.Viewport = [2]int{int(fo.VW), int(fo.VH)}
+	obs.Scroll = [2]int{int(fo.SX), int(fo.SY)}
+}
+
+// addControl moves a frame's control into top-viewport coordinates.
+func (m *merge) addControl(c Control, off [2]float64, top bool) {
+	if !top {
+		c.Box[0] += int(off[0])
+		c.Box[1] += int(off[1])
+		x, y, bw, bh := float64(c.Box[0]), float64(c.Box[1]), float64(c.Box[2]), float64(c.Box[3])
+		c.InView = c.InView && x+bw > 0 && y+bh > 0 && x < m.vw && y < m.vh
+	}
+	g := 2
+	if c.InDialog {
+		g = 0
+	} else if c.InView {
+		g = 1
+	}
+	m.all = append(m.all, placed{c, g})
+}
+
+// ranked cuts the controls, in group then walk order, to limit.
+func (m *merge) ranked(limit int) *Observation {
+	slices.SortStableFunc(m.all, func(a, b placed) int { return a.group - b.group })
+	obs := m.obs
+	for _, p := range m.all {
+		if len(obs.Controls) == limit {
 			break
 		}
 		obs.Controls = append(obs.Controls, p.c)
 	}
 	obs.Truncated = obs.Candidates > len(obs.Controls)
-	t.version++
-	obs.Version = t.version
-	return obs, nil
+	return obs
 }
 
 // ownerBox finds the iframe element holding frame f, in its parent's
@@ -403,263 +452,4 @@ func writeControl(sb *strings.Builder, c *Control) {
 	if len(c.Options) > 0 {
 		fmt.Fprintf(sb, " options: %s", strings.Join(c.Options, "|"))
 	}
-}
-
-// Diff is what changed since a baseline observation.
-type Diff struct {
-	Since   int `json:"since"`
-	Version int `json:"version"`
-	// Full is set, with Reason, when no diff was possible.
-	Full    *Observation `json:"full,omitempty"`
-	Reason  string       `json:"reason,omitempty"`
-	URL     string       `json:"url,omitempty"`
-	Title   string       `json:"title,omitempty"`
-	Dialog  *string      `json:"dialog,omitempty"`
-	Added   []Control    `json:"added,omitempty"`
-	Changed []Control    `json:"changed,omitempty"`
-	Removed []string     `json:"removed,omitempty"`
-	// Text is the page prose that is new since the baseline (a message
-	// that appeared, a result that changed), cut to maxDiffText; TextGone
-	// is prose that went away with nothing in its place (an error message
-	// cleared).
-	Text     string `json:"text,omitempty"`
-	TextGone string `json:"textGone,omitempty"`
-	// Compared is how many controls the new view held, and Candidates how
-	// many the page had, so an empty diff says how much it looked at.
-	Compared   int  `json:"compared"`
-	Candidates int  `json:"candidates"`
-	Truncated  bool `json:"truncated"`
-}
-
-// Empty reports whether nothing changed in the compared view.
-func (d *Diff) Empty() bool {
-	return d.Full == nil && d.URL == "" && d.Title == "" && d.Dialog == nil && d.Text == "" && d.TextGone == "" && len(d.Added)+len(d.Changed)+len(d.Removed) == 0
-}
-
-// Changes observes the page and reports what changed since observation
-// version since, taken with the same options. When that baseline is gone,
-// was taken with other options or on another document, it returns the full
-// observation in Diff.Full and says why.
-func (t *Tab) Changes(ctx context.Context, since int, opts ObserveOptions) (*Diff, error) {
-	cctx, cancel, err := t.begin(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("changes %s: %w", t.id, err)
-	}
-	defer cancel()
-	t.op.Lock()
-	defer t.op.Unlock()
-	return t.changes(cctx, since, opts)
-}
-
-func (t *Tab) changes(ctx context.Context, since int, opts ObserveOptions) (*Diff, error) {
-	o := opts.norm()
-	obs, err := t.observe(ctx, o)
-	if err != nil {
-		return nil, fmt.Errorf("changes %s: %w", t.id, t.fail(ctx, err))
-	}
-	base, reason := t.bases.get(since, o.key(), obs.doc)
-	t.bases.put(o.key(), obs)
-	d := &Diff{Since: since, Version: obs.Version, Compared: len(obs.Controls), Candidates: obs.Candidates, Truncated: obs.Truncated}
-	if base == nil {
-		d.Full, d.Reason = obs, reason
-		return d, nil
-	}
-	return diffObs(d, base, obs), nil
-}
-
-func diffObs(d *Diff, base *baseline, obs *Observation) *Diff {
-	if base.url != obs.URL {
-		d.URL = obs.URL
-	}
-	if base.title != obs.Title {
-		d.Title = obs.Title
-	}
-	if base.dialog != obs.Dialog {
-		dl := obs.Dialog
-		d.Dialog = &dl
-	}
-	seen := make(map[string]bool, len(obs.Controls))
-	for _, c := range obs.Controls {
-		seen[c.Ref] = true
-		old, ok := base.controls[c.Ref]
-		switch {
-		case !ok:
-			d.Added = append(d.Added, c)
-		case !sameControl(old, c):
-			d.Changed = append(d.Changed, c)
-		}
-	}
-	for _, ref := range base.order {
-		if !seen[ref] {
-			d.Removed = append(d.Removed, ref)
-		}
-	}
-	d.Text = newText(base.text, obs.Text)
-	if d.Text == "" {
-		d.TextGone = newText(obs.Text, base.text)
-	}
-	return d
-}
-
-// maxDiffText bounds the new prose a diff carries.
-const maxDiffText = 300
-
-// newText returns the words of now that differ from was: what lies between
-// their common leading and trailing words. Page prose mostly changes in one
-// place (a message appears, a total updates), which this finds without a
-// general diff.
-func newText(was, now string) string {
-	if was == now {
-		return ""
-	}
-	a, b := strings.Fields(was), strings.Fields(now)
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	j := 0
-	for j < len(a)-i && j < len(b)-i && a[len(a)-1-j] == b[len(b)-1-j] {
-		j++
-	}
-	mid := strings.Join(b[i:len(b)-j], " ")
-	if len(mid) > maxDiffText {
-		mid = clipText(mid, maxDiffText)
-	}
-	return mid
-}
-
-func sameControl(a, b Control) bool {
-	return a.Role == b.Role && a.Name == b.Name && a.Value == b.Value && a.Checked == b.Checked &&
-		a.Expanded == b.Expanded && a.Selected == b.Selected && a.Disabled == b.Disabled &&
-		a.Focused == b.Focused && a.InDialog == b.InDialog && slices.Equal(a.Options, b.Options)
-}
-
-// Compact is the text form of a diff; a full observation is rendered whole.
-func (d *Diff) Compact() string {
-	if d.Full != nil {
-		return fmt.Sprintf("full observation (%s)\n%s", d.Reason, d.Full.Compact())
-	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "changes v%d→v%d: %d added, %d changed, %d removed; compared %d of %d candidates",
-		d.Since, d.Version, len(d.Added), len(d.Changed), len(d.Removed), d.Compared, d.Candidates)
-	if d.Empty() {
-		sb.WriteString(" — nothing changed in this view")
-		if d.Truncated {
-			sb.WriteString(" (the page has more; widen the query to look elsewhere)")
-		}
-	}
-	sb.WriteByte('\n')
-	if d.URL != "" {
-		fmt.Fprintf(&sb, "url %s\n", d.URL)
-	}
-	if d.Title != "" {
-		fmt.Fprintf(&sb, "title %q\n", d.Title)
-	}
-	if d.Dialog != nil {
-		if *d.Dialog == "" {
-			sb.WriteString("dialog closed\n")
-		} else {
-			fmt.Fprintf(&sb, "dialog %q opened\n", *d.Dialog)
-		}
-	}
-	for i := range d.Added {
-		sb.WriteString("+ ")
-		writeControl(&sb, &d.Added[i])
-		sb.WriteByte('\n')
-	}
-	for i := range d.Changed {
-		sb.WriteString("~ ")
-		writeControl(&sb, &d.Changed[i])
-		sb.WriteByte('\n')
-	}
-	if len(d.Removed) > 0 {
-		fmt.Fprintf(&sb, "- %s\n", strings.Join(d.Removed, " "))
-	}
-	if d.Text != "" {
-		fmt.Fprintf(&sb, "text now: %s\n", d.Text)
-	}
-	if d.TextGone != "" {
-		fmt.Fprintf(&sb, "text gone: %s\n", d.TextGone)
-	}
-	return sb.String()
-}
-
-// Baseline limits: at least this many per document, within this budget.
-const (
-	maxBaselines     = 8
-	baselineBudget   = 2 << 20
-	baselineMaxTotal = 32
-)
-
-type baseline struct {
-	version  int
-	key      string
-	doc      cdp.LoaderID
-	url      string
-	title    string
-	dialog   string
-	text     string
-	controls map[string]Control
-	order    []string
-	size     int
-}
-
-type baselines struct {
-	list  []*baseline
-	bytes int
-}
-
-func (bs *baselines) put(key string, o *Observation) {
-	b := &baseline{version: o.Version, key: key, doc: o.doc, url: o.URL, title: o.Title, dialog: o.Dialog, text: o.Text,
-		controls: make(map[string]Control, len(o.Controls)), order: make([]string, 0, len(o.Controls)), size: len(o.Text)}
-	for _, c := range o.Controls {
-		b.controls[c.Ref] = c
-		b.order = append(b.order, c.Ref)
-		b.size += 96 + len(c.Name) + len(c.Value) + len(c.Href) + len(c.Ref) + len(c.Role)
-	}
-	bs.list = append(bs.list, b)
-	bs.bytes += b.size
-	// Evict the oldest: first other documents' baselines, then this
-	// document's beyond the eight most recent, then anything over budget.
-	perDoc := 0
-	for i := len(bs.list) - 1; i >= 0; i-- {
-		x := bs.list[i]
-		drop := false
-		if x.doc == o.doc {
-			perDoc++
-			drop = perDoc > maxBaselines
-		} else {
-			drop = len(bs.list) > baselineMaxTotal
-		}
-		if drop {
-			bs.bytes -= x.size
-			bs.list = slices.Delete(bs.list, i, i+1)
-		}
-	}
-	for bs.bytes > baselineBudget && len(bs.list) > 1 {
-		bs.bytes -= bs.list[0].size
-		bs.list = bs.list[1:]
-	}
-}
-
-func (bs *baselines) get(version int, key string, doc cdp.LoaderID) (*baseline, string) {
-	var kept []string
-	for _, b := range bs.list {
-		if b.version == version {
-			switch {
-			case b.doc != doc:
-				return nil, fmt.Sprintf("the page navigated since v%d", version)
-			case b.key != key:
-				return nil, fmt.Sprintf("v%d was taken with other options (%s)", version, b.key)
-			}
-			return b, ""
-		}
-		if b.doc == doc {
-			kept = append(kept, fmt.Sprintf("v%d", b.version))
-		}
-	}
-	if len(kept) == 0 {
-		return nil, fmt.Sprintf("baseline v%d is gone", version)
-	}
-	return nil, fmt.Sprintf("baseline v%d is gone (kept: %s)", version, strings.Join(kept, " "))
 }
