@@ -40,6 +40,12 @@ func newFakeTab(id, url string) *fakeTab {
 
 func (t *fakeTab) ID() string { return t.id }
 
+func (t *fakeTab) Info() TabInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return TabInfo{Title: t.title, URL: t.url}
+}
+
 func (t *fakeTab) addControl(c *fakeControl) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -351,7 +351,12 @@ func (r *Run) spawn(ctx context.Context, task, tabID, url string, replacing bool
 	}
 	r.procs.update(p, func(i *ProcInfo) { i.Tab = tab.ID() })
 	r.log.Write(LogRecord{Event: LogSpawn, Agent: name, PID: p.info.PID, Text: task, URL: url, Tab: tab.ID()})
-	r.room.Notice("%s started on tab %s: %s", name, tab.ID(), task)
+	where := tab.Info()
+	if url != "" && (where.URL == "" || where.URL == "about:blank") {
+		// A new tab is still loading url: it is named by where it goes.
+		where = TabInfo{URL: url}
+	}
+	r.room.Notice("%s started on %s: %s", name, where.Name(), task)
 	r.execs.Add(1)
 	go func() {
 		defer r.execs.Done()

@@ -3,14 +3,20 @@ package agents
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"strings"
 )
 
 // Tab is a browser tab an executor observes and acts on. The browser
 // package provides the real one through an adapter in app; agents only
 // declares what it needs.
 type Tab interface {
-	// ID identifies the tab to the person and to spawn{tab}.
+	// ID identifies the tab to the program: spawn{tab}, leases, the UI's
+	// live view. People know a tab by its Info.
 	ID() string
+	// Info describes the tab as it is now. It must not block: it names
+	// the tab in the transcript.
+	Info() TabInfo
 	// Observe returns the page as compact text: URL, title and a ranked
 	// list of controls with short refs (e17 button "Add skill"). It also
 	// sets the baseline Diff compares with.
@@ -41,6 +47,37 @@ type TabProvider interface {
 	Attach(ctx context.Context, owner, id string) (Tab, error)
 	// Release ends owner's lease on the tab; the tab stays open.
 	Release(t Tab, owner string)
+}
+
+// TabInfo is what a person knows a tab by.
+type TabInfo struct {
+	Title string
+	URL   string
+}
+
+// Name renders the tab for people: its title and host ("GitHub – octocat
+// (github.com)"), the host alone when the title only repeats the address,
+// and "a new tab" before it shows anything. A target id means nothing to a
+// person, so it is never part of the name.
+func (i TabInfo) Name() string {
+	host := ""
+	if u, err := url.Parse(i.URL); err == nil {
+		host = u.Hostname()
+	}
+	title := strings.TrimSpace(i.Title)
+	if _, bare, ok := strings.Cut(i.URL, "://"); title == i.URL || ok && title == bare {
+		// Chromium titles a page without <title> by its address.
+		title = ""
+	}
+	switch {
+	case title == "" && host == "":
+		return "a new tab"
+	case title == "":
+		return host
+	case host == "":
+		return clip(title, 80)
+	}
+	return clip(title, 80) + " (" + host + ")"
 }
 
 // Observation is a page seen as text.

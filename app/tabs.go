@@ -253,6 +253,12 @@ type agentTab struct {
 // ID returns the browser's tab id.
 func (a *agentTab) ID() string { return a.t.ID() }
 
+// Info returns the tab's title and URL as the browser last saw them.
+func (a *agentTab) Info() agents.TabInfo {
+	i := a.t.Info()
+	return agents.TabInfo{Title: i.Title, URL: i.URL}
+}
+
 func (a *agentTab) ctx(ctx context.Context) context.Context {
 	return browser.WithOwner(ctx, a.owner)
 }
