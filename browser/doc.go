@@ -2,8 +2,9 @@
 // remote CDP endpoint), its tabs and their leases, page observation, verified
 // trusted input, screenshots and screencast frames.
 //
-// It imports nothing else from Vroom, so it is usable on its own (see
-// `vroom observe` and ObserveCommand). Every blocking call takes a context
+// It imports nothing else from Vroom, so it is usable on its own (`vroom
+// observe`, in package app, is a thin command line over Observe and
+// Screenshot). Every blocking call takes a context
 // first; cancelling a lease's context releases the tab, cancelling the
 // browser's closes Chromium.
 //

@@ -1,0 +1,46 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vroom/browser"
+)
+
+func TestObserveCommand(t *testing.T) {
+	needBrowser(t)
+	t.Parallel()
+	srv := httptest.NewServer(http.FileServer(http.Dir("testdata")))
+	t.Cleanup(srv.Close)
+	ctx := t.Context()
+	var out, errOut bytes.Buffer
+	if code := runObserve(ctx, nil, &out, &errOut); code != 2 {
+		t.Errorf("no URL: exit %d", code)
+	}
+	shot := filepath.Join(t.TempDir(), "page.png")
+	out.Reset()
+	errOut.Reset()
+	if code := runObserve(ctx, []string{"--screenshot", shot, "--marks", srv.URL + "/form.html"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), `e1 textbox "First name"`) || !strings.Contains(errOut.String(), "observed in") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+	if b, err := os.ReadFile(shot); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("screenshot: %v", err)
+	}
+	out.Reset()
+	if code := runObserve(ctx, []string{"--json", "--query", "Save", srv.URL + "/form.html"}, &out, &errOut); code != 0 {
+		t.Fatalf("json: exit %d", code)
+	}
+	var o browser.Observation
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil || len(o.Controls) != 1 || o.Controls[0].Name != "Save draft" {
+		t.Errorf("json: %v %s", err, out.String())
+	}
+}
