@@ -1,7 +1,10 @@
-// The UI's model of the desktop: tabs, the run, its agents, the room and
-// the cards, kept current by the Go side's events. Components read it; only
-// event handlers here and the actions in api.ts change what it mirrors.
+// The UI's one store: tabs, the run, its agents, the room, the cards, the
+// microphone's level and the replay player, kept current by the Go side's
+// events. Components read it; only its methods change it, which the type
+// they see (Frozen) enforces: writing a field from a component does not
+// type-check.
 import { api, type TabInfo, type RunView, type ProcInfo, type Entry, type Card, type FloorState, type StepInfo, type Usage, type RunSummary } from './api'
+import { browserClock, ReplayPlayer } from './replay.svelte'
 
 /** A tile's last step, shown under its sub-task. */
 export interface LastStep {
@@ -11,6 +14,15 @@ export interface LastStep {
   effect: boolean
   args?: string
 }
+
+/** Frozen is T as readers see it: every field read-only, however deep; methods callable. */
+export type Frozen<T> = T extends (...args: never[]) => unknown
+  ? T
+  : T extends readonly (infer E)[]
+    ? readonly Frozen<E>[]
+    : T extends object
+      ? { readonly [K in keyof T]: Frozen<T[K]> }
+      : T
 
 class Desk {
   tabs: TabInfo[] = $state([])
@@ -26,12 +38,16 @@ class Desk {
   cards: Card[] = $state([])
   /** muted are the agents whose voices the person muted in this run. */
   muted: string[] = $state([])
+  /** micLevel is the open microphone's level, 0 to 1, as Go pushes it (0 when closed). */
+  micLevel = $state(0)
   history: RunSummary[] = $state([])
   /** showRun keeps a finished run's tiles up until the person dismisses them. */
   showRun = $state(false)
   /** chips are tabs attached to the next task (dropped on the omnibox or the empty grid). */
   chips: string[] = $state([])
   error = $state('')
+  /** replay plays a past run's timeline in the main area. */
+  readonly replay = new ReplayPlayer(browserClock)
 
   running = $derived(this.run?.state === 'running')
 
@@ -41,10 +57,7 @@ class Desk {
   async start() {
     if (this.started) return
     this.started = true
-    api.on('tabs:changed', (v) => {
-      this.tabs = v.tabs
-      this.active = v.active
-    })
+    api.on('tabs:changed', (v) => this.setTabs(v.tabs ?? [], v.active))
     api.on('browser:state', (s) => {
       this.browserReady = s.ready
       this.browserError = s.error ?? ''
@@ -73,11 +86,12 @@ class Desk {
     api.on('card:open', (c) => {
       if (!this.cards.some((x) => x.id === c.id)) this.cards.push(c)
     })
-    api.on('card:closed', (id) => {
-      this.cards = this.cards.filter((c) => c.id !== id)
-    })
+    api.on('card:closed', (id) => this.closeCard(id))
     api.on('voice:muted', (m) => {
       if (m.run_id === this.run?.id) this.muted = m.agents ?? []
+    })
+    api.on('mic:level', (m) => {
+      this.micLevel = m.level
     })
     try {
       const b = await api.browserState()
@@ -86,7 +100,7 @@ class Desk {
       await this.refreshTabs()
       const r = await api.run()
       if (r) this.setRun(r)
-      this.cards = await api.cards()
+      this.cards = (await api.cards()) ?? []
       await this.loadHistory()
     } catch (e) {
       this.error = (e as Error).message
@@ -95,12 +109,16 @@ class Desk {
 
   async refreshTabs() {
     const v = await api.tabs()
-    this.tabs = v.tabs
-    this.active = v.active
+    this.setTabs(v.tabs ?? [], v.active)
   }
 
   async loadHistory() {
-    this.history = await api.history()
+    this.history = (await api.history()) ?? []
+  }
+
+  private setTabs(tabs: TabInfo[], active: string) {
+    this.tabs = tabs
+    this.active = active
   }
 
   private setRun(v: RunView) {
@@ -139,6 +157,11 @@ class Desk {
     else this.transcript.push(e)
   }
 
+  /** closeCard takes a card down: answered here, or closed by Go. */
+  closeCard(id: string) {
+    this.cards = this.cards.filter((c) => c.id !== id)
+  }
+
   /** dismissRun returns the main view to the active tab. */
   dismissRun() {
     this.showRun = false
@@ -162,10 +185,28 @@ class Desk {
     return ''
   }
 
+  /** detach removes a chip. */
+  detach(id: string) {
+    this.chips = this.chips.filter((c) => c !== id)
+  }
+
+  /** setChips makes ids the next task's tabs, in place of any chips. */
+  setChips(ids: string[]) {
+    this.chips = [...ids]
+  }
+
+  /** takeChips returns the chips for a task being sent and clears them. */
+  takeChips(): string[] {
+    const ids = [...this.chips]
+    this.chips = []
+    return ids
+  }
+
   /** holder is who holds the tab id, or ''. */
   holder(id: string): string {
     return this.tabs.find((t) => t.id === id)?.owner ?? ''
   }
 }
 
-export const desk = new Desk()
+/** desk is the one store of the window. */
+export const desk: Frozen<Desk> = new Desk()

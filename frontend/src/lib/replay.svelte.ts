@@ -1,6 +1,8 @@
 // The replay player: a past run's timeline (from the run log, through
 // api.replay) played back at a chosen speed. It only reads: playing a run
-// drives no browser and starts no agent.
+// drives no browser and starts no agent. The store (desk.svelte.ts) holds
+// the one player; components read it there and change it through its
+// methods.
 import { api, type Replay, type ReplayEntry } from './api'
 
 /** SPEEDS are the playback speeds offered. */
@@ -21,14 +23,15 @@ export interface Clock {
   cancel(handle: number): void
 }
 
-const browserClock: Clock = {
+/** browserClock is the window's own: performance.now and animation frames. */
+export const browserClock: Clock = {
   now: () => performance.now(),
   frame: (cb) => requestAnimationFrame(cb),
   cancel: (h) => cancelAnimationFrame(h),
 }
 
 /** upTo returns how many of entries (sorted by time) happen at or before ms. */
-export function upTo(entries: ReplayEntry[], ms: number): number {
+export function upTo(entries: readonly ReplayEntry[], ms: number): number {
   let lo = 0
   let hi = entries.length
   while (lo < hi) {
@@ -39,6 +42,23 @@ export function upTo(entries: ReplayEntry[], ms: number): number {
   return lo
 }
 
+/** filter keeps the entries a lane ('' for everyone) and the detail switch let through. */
+export function filter(timeline: readonly ReplayEntry[], lane: string, details: boolean): ReplayEntry[] {
+  return timeline.filter((e) => (details || !e.detail) && (lane === '' || e.who === lane || e.agent === lane))
+}
+
+/**
+ * advance is where the playhead is dt ms of real time after pos, at speed:
+ * an idle stretch before the next visible entry is shortened to MAX_GAP_MS
+ * of real time, and the end of the run is the furthest it goes.
+ */
+export function advance(pos: number, dt: number, speed: number, visible: readonly ReplayEntry[], duration: number): number {
+  const next = visible[upTo(visible, pos)]
+  if (next && (next.at_ms - pos) / speed > MAX_GAP_MS) pos = next.at_ms - MAX_GAP_MS * speed
+  return Math.min(pos + dt * speed, duration)
+}
+
+/** ReplayPlayer is the replay view's state and its frame loop. */
 export class ReplayPlayer {
   /** id is the run shown; empty when the replay view is closed. */
   id = $state('')
@@ -57,11 +77,7 @@ export class ReplayPlayer {
   isOpen = $derived(this.id !== '')
   duration = $derived(this.data?.duration_ms ?? 0)
   /** visible is every entry the lane and detail filters let through. */
-  visible: ReplayEntry[] = $derived(
-    (this.data?.timeline ?? []).filter(
-      (e) => (this.details || !e.detail) && (this.lane === '' || e.who === this.lane || e.agent === this.lane),
-    ),
-  )
+  visible: ReplayEntry[] = $derived(filter(this.data?.timeline ?? [], this.lane, this.details))
   /** count is how many visible entries have happened by pos. */
   count = $derived(upTo(this.visible, this.pos))
   /** shown is what has happened by pos; it changes only when count does, not every frame. */
@@ -72,7 +88,7 @@ export class ReplayPlayer {
   private handle = 0
   private last = 0
 
-  constructor(clock: Clock = browserClock) {
+  constructor(clock: Clock) {
     this.clock = clock
   }
 
@@ -138,6 +154,21 @@ export class ReplayPlayer {
     this.pos = this.duration
   }
 
+  /** setLane shows one actor's entries only ('' for everyone's). */
+  setLane(lane: string) {
+    this.lane = lane
+  }
+
+  /** toggleLane shows one actor's entries, or everyone's again when it already does. */
+  toggleLane(lane: string) {
+    this.lane = this.lane === lane ? '' : lane
+  }
+
+  /** setDetails shows or hides bookkeeping entries. */
+  setDetails(on: boolean) {
+    this.details = on
+  }
+
   private stop() {
     this.playing = false
     if (this.handle) this.clock.cancel(this.handle)
@@ -153,20 +184,11 @@ export class ReplayPlayer {
     if (!this.playing) return
     const dt = Math.max(0, t - this.last)
     this.last = t
-    let pos = this.pos
-    // An idle stretch is shortened to MAX_GAP_MS of real time.
-    const next = this.visible[upTo(this.visible, pos)]
-    if (next && (next.at_ms - pos) / this.speed > MAX_GAP_MS) pos = next.at_ms - MAX_GAP_MS * this.speed
-    pos += dt * this.speed
-    if (pos >= this.duration) {
-      this.pos = this.duration
+    this.pos = advance(this.pos, dt, this.speed, this.visible, this.duration)
+    if (this.pos >= this.duration) {
       this.playing = false
       return
     }
-    this.pos = pos
     this.schedule()
   }
 }
-
-/** replay is the one player of the window. */
-export const replay = new ReplayPlayer()
