@@ -171,16 +171,8 @@ const nudge = "You replied with text, but only tool calls do anything: nobody re
 func (a *agent) loop(ctx context.Context) (final, error) {
 	nudges, malformed := 0, 0
 	for {
-		if ctx.Err() != nil {
-			return final{}, context.Cause(ctx)
-		}
-		if a.steps >= a.r.cfg.Budget.Steps {
-			return final{summary: fmt.Sprintf("stopped: the step budget of %d was used up before the task was done", a.r.cfg.Budget.Steps)}, ErrStepBudget
-		}
-		if a.beforeTurn != nil {
-			if err := a.beforeTurn(ctx); err != nil {
-				return final{}, err
-			}
+		if fin, err := a.mayTurn(ctx); err != nil {
+			return fin, err
 		}
 		reply, err := a.call(ctx)
 		if err != nil {
@@ -192,96 +184,145 @@ func (a *agent) loop(ctx context.Context) (final, error) {
 				return final{summary: "stopped: the model kept answering in prose instead of calling a tool: " + clip(reply.Content, 300)}, ErrNoToolCall
 			}
 			nudges++
-			a.r.log.Write(LogRecord{Event: LogNudge, Agent: a.name, PID: a.pid, Step: a.steps, Text: clip(reply.Content, 300)})
-			content := reply.Content
-			if content == "" {
-				content = "(empty reply)"
-			}
-			a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content}, plainMsg, "")
-			a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: nudge + "\n" + a.r.room.Since(a.name).Text()}, plainMsg, "")
+			a.nudge(reply)
 			continue
 		}
 		nudges = 0
-
-		calls := make([]openai.ToolCall, len(reply.ToolCalls))
-		for i, tc := range reply.ToolCalls {
-			calls[i] = openai.ToolCall{ID: tc.ID, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Args}}
-		}
-		a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: reply.Content, ToolCalls: calls}, plainMsg, "")
-
-		var fin *final
-		var images []*Screenshot
-		bad, refused := false, false
-		for i, tc := range reply.ToolCalls {
-			var out toolOut
-			switch {
-			case fin != nil || refused:
-				out = toolOut{text: "skipped: an earlier call of this turn finished or was refused"}
-			case reply.Truncated && tc.Name == "done" && decodeArgs("done", tc.Args, &doneArgs{}) != nil:
-				sum, ok2, ok := salvageDone(tc.Args)
-				if ok {
-					out = toolOut{text: "done (your reply was cut off by the token limit; the summary was kept as far as it arrived)",
-						fin: &final{summary: sum + " […cut off by the token limit]", success: ok2}}
-					a.r.log.Write(LogRecord{Event: LogSalvaged, Agent: a.name, PID: a.pid, Step: a.steps, Text: clip(sum, 300)})
-					break
-				}
-				out = toolOut{malformed: true, text: "error: your reply was cut off by the token limit inside the arguments of done; send a shorter done"}
-			case reply.Truncated && decodeArgs(tc.Name, tc.Args, &map[string]any{}) != nil:
-				out = toolOut{malformed: true, text: fmt.Sprintf("error: your reply was cut off by the token limit inside the arguments of %s; send a shorter call", tc.Name)}
-			default:
-				out = a.exec(ctx, tc)
-			}
-			if ctx.Err() != nil {
-				return final{}, context.Cause(ctx)
-			}
-			if out.malformed {
-				bad = true
-				a.r.log.Write(LogRecord{Event: LogMalformed, Agent: a.name, PID: a.pid, Step: a.steps, Tool: tc.Name, Error: out.text})
-			}
-			if out.fin != nil {
-				fin = out.fin
-			}
-			refused = refused || out.stop
-			text, short := out.text, out.short
-			if short == "" {
-				short, _, _ = strings.Cut(text, "\n")
-			}
-			if i == len(reply.ToolCalls)-1 && fin == nil {
-				// Piggyback the room: the conversation since this agent's
-				// last turn, the floor, and the person's corrections.
-				u := a.r.room.Since(a.name)
-				text += "\n" + u.Text()
-				// Once old, only what was said stays: the agent must keep
-				// every earlier message, not every floor state.
-				if c := u.Conversation(); c != "" {
-					short += "\n" + c
-				}
-			}
-			a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: text}, out.kind, short)
-			if out.image != nil {
-				images = append(images, out.image)
-			}
-		}
-		for _, img := range images {
-			a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{
-				{Type: openai.ChatMessagePartTypeText, Text: fmt.Sprintf("Screenshot of your tab (%dx%d pixels):", img.Width, img.Height)},
-				{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{
-					URL: "data:" + img.MIME + ";base64," + base64.StdEncoding.EncodeToString(img.Data), Detail: openai.ImageURLDetailHigh,
-				}},
-			}}, imageMsg, "[an older screenshot, omitted]")
+		fin, bad, err := a.turn(ctx, reply)
+		if err != nil {
+			return final{}, err
 		}
 		if fin != nil {
 			return *fin, nil
 		}
-		if bad {
-			malformed++
-			if malformed >= 2 {
-				return final{summary: "stopped: the model sent malformed tool arguments again after being told what was wrong"}, ErrMalformed
-			}
-		} else {
+		if !bad {
 			malformed = 0
+			continue
+		}
+		if malformed++; malformed >= 2 {
+			return final{summary: "stopped: the model sent malformed tool arguments again after being told what was wrong"}, ErrMalformed
 		}
 	}
+}
+
+// mayTurn says whether the agent may take another turn: not once its run
+// or its step budget is over, and not while the person holds its tab
+// (beforeTurn waits for the hand-back).
+func (a *agent) mayTurn(ctx context.Context) (final, error) {
+	if ctx.Err() != nil {
+		return final{}, context.Cause(ctx)
+	}
+	if a.steps >= a.r.cfg.Budget.Steps {
+		return final{summary: fmt.Sprintf("stopped: the step budget of %d was used up before the task was done", a.r.cfg.Budget.Steps)}, ErrStepBudget
+	}
+	if a.beforeTurn != nil {
+		if err := a.beforeTurn(ctx); err != nil {
+			return final{}, err
+		}
+	}
+	return final{}, nil
+}
+
+// nudge answers a reply without tool calls.
+func (a *agent) nudge(reply Reply) {
+	a.r.log.Write(LogRecord{Event: LogNudge, Agent: a.name, PID: a.pid, Step: a.steps, Text: clip(reply.Content, 300)})
+	content := reply.Content
+	if content == "" {
+		content = "(empty reply)"
+	}
+	a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content}, plainMsg, "")
+	a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: nudge + "\n" + a.r.room.Since(a.name).Text()}, plainMsg, "")
+}
+
+// turn runs a reply's tool calls in order and adds their results, the last
+// one carrying the room's news. fin is set when a call finished the agent;
+// bad when a call's arguments were malformed.
+func (a *agent) turn(ctx context.Context, reply Reply) (fin *final, bad bool, err error) {
+	calls := make([]openai.ToolCall, len(reply.ToolCalls))
+	for i, tc := range reply.ToolCalls {
+		calls[i] = openai.ToolCall{ID: tc.ID, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Args}}
+	}
+	a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: reply.Content, ToolCalls: calls}, plainMsg, "")
+
+	var images []*Screenshot
+	refused := false
+	for i, tc := range reply.ToolCalls {
+		var out toolOut
+		if fin != nil || refused {
+			out = toolOut{text: "skipped: an earlier call of this turn finished or was refused"}
+		} else {
+			out = a.runCall(ctx, reply, tc)
+		}
+		if ctx.Err() != nil {
+			return nil, false, context.Cause(ctx)
+		}
+		if out.malformed {
+			bad = true
+			a.r.log.Write(LogRecord{Event: LogMalformed, Agent: a.name, PID: a.pid, Step: a.steps, Tool: tc.Name, Error: out.text})
+		}
+		if out.fin != nil {
+			fin = out.fin
+		}
+		refused = refused || out.stop
+		a.addResult(tc, out, i == len(reply.ToolCalls)-1 && fin == nil)
+		if out.image != nil {
+			images = append(images, out.image)
+		}
+	}
+	for _, img := range images {
+		a.addScreenshot(img)
+	}
+	return fin, bad, nil
+}
+
+// runCall runs one tool call. A reply cut off by the token limit may have
+// cut a call's arguments: a done keeps its summary as far as it arrived,
+// anything else is asked for again, shorter.
+func (a *agent) runCall(ctx context.Context, reply Reply, tc ToolCall) toolOut {
+	switch {
+	case reply.Truncated && tc.Name == "done" && decodeArgs("done", tc.Args, &doneArgs{}) != nil:
+		sum, success, ok := salvageDone(tc.Args)
+		if !ok {
+			return toolOut{malformed: true, text: "error: your reply was cut off by the token limit inside the arguments of done; send a shorter done"}
+		}
+		a.r.log.Write(LogRecord{Event: LogSalvaged, Agent: a.name, PID: a.pid, Step: a.steps, Text: clip(sum, 300)})
+		return toolOut{text: "done (your reply was cut off by the token limit; the summary was kept as far as it arrived)",
+			fin: &final{summary: sum + " […cut off by the token limit]", success: success}}
+	case reply.Truncated && decodeArgs(tc.Name, tc.Args, &map[string]any{}) != nil:
+		return toolOut{malformed: true, text: fmt.Sprintf("error: your reply was cut off by the token limit inside the arguments of %s; send a shorter call", tc.Name)}
+	}
+	return a.exec(ctx, tc)
+}
+
+// addResult adds a tool call's result. The last result of a turn carries
+// the room: the conversation since this agent's last turn, the floor, and
+// the person's corrections.
+func (a *agent) addResult(tc ToolCall, out toolOut, last bool) {
+	text, short := out.text, out.short
+	if short == "" {
+		short, _, _ = strings.Cut(text, "\n")
+	}
+	if last {
+		u := a.r.room.Since(a.name)
+		text += "\n" + u.Text()
+		// Once old, only what was said stays: the agent must keep every
+		// earlier message, not every floor state.
+		if c := u.Conversation(); c != "" {
+			short += "\n" + c
+		}
+	}
+	a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: text}, out.kind, short)
+}
+
+// addScreenshot adds a screenshot as a user message: tool results cannot
+// carry images.
+func (a *agent) addScreenshot(img *Screenshot) {
+	a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{
+		{Type: openai.ChatMessagePartTypeText, Text: fmt.Sprintf("Screenshot of your tab (%dx%d pixels):", img.Width, img.Height)},
+		{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{
+			URL: "data:" + img.MIME + ";base64," + base64.StdEncoding.EncodeToString(img.Data), Detail: openai.ImageURLDetailHigh,
+		}},
+	}}, imageMsg, "[an older screenshot, omitted]")
 }
 
 // fence wraps page content as labelled, untrusted data. Page text cannot

@@ -182,41 +182,9 @@ func (e *executor) refuse(tc ToolCall, a Action, err error) toolOut {
 }
 
 func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
-	args := tc.Args
-	shown := a // the action as logged and echoed: secrets masked
-	if a.Kind == ActNavigate {
-		if err := e.r.gate.navigation(ctx, e.name, a.URL); err != nil {
-			return e.refuse(tc, a, err)
-		}
-	}
-	if a.Kind != ActNavigate && a.Kind != ActBack && a.Kind != ActScroll {
-		t, err := e.tab.Target(ctx, a)
-		if err != nil {
-			return toolOut{text: fmt.Sprintf("error: %s: %v. Look at the latest observation for a valid ref.", string(a.Kind)+" "+a.Ref, err)}
-		}
-		if t.Sensitive && a.Text != "" {
-			// A password or card number never reaches the log.
-			shown.Text = "••••"
-			b, _ := json.Marshal(shown)
-			args = string(b)
-		}
-		if class, reason := Classify(a, t); class == Irreversible {
-			e.waiting(true)
-			e.r.room.publish(Event{Kind: EventConfirm, Agent: e.name, Data: Confirmation{
-				Agent: e.name, Action: shown.String(), Target: t.Role + " " + strconv.Quote(t.Name), Reason: reason, URL: t.URL,
-			}})
-			e.r.log.Write(LogRecord{Event: LogConfirmAsked, Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name, Args: json.RawMessage(args), URL: t.URL, Text: t.Name})
-			_, err := e.r.gate.action(ctx, e.name, a, t)
-			e.waiting(false)
-			answer := "allowed"
-			if err != nil {
-				answer = err.Error()
-			}
-			e.r.log.Write(LogRecord{Event: LogConfirmAnswered, Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name, Text: answer})
-			if err != nil {
-				return e.refuse(tc, a, err)
-			}
-		}
+	shown, args, refused := e.admit(ctx, a, tc)
+	if refused != nil {
+		return *refused
 	}
 	skip, release, err := e.useTab(ctx, shown.String())
 	if err != nil {
@@ -239,7 +207,6 @@ func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 			return e.refuse(tc, Action{Kind: ActNavigate, URL: o.URL}, err)
 		}
 	}
-
 	line := o.Summary
 	if line == "" {
 		line = shown.String()
@@ -254,43 +221,94 @@ func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 		e.noEffect[key]++
 	}
 	n := e.noEffect[key]
-
-	var body string
-	kind := diffMsg
-	if o.Navigated {
-		obs, err := e.tab.Observe(ctx)
-		if err != nil {
-			body = "(could not observe the page: " + err.Error() + ")"
-		} else {
-			body, kind = fence(obs.URL, obs.Text), fullObsMsg
-		}
-	} else {
-		d, err := e.tab.Diff(ctx)
-		switch {
-		case err != nil:
-			body = "(could not compute what changed: " + err.Error() + ")"
-		case len(d) > maxDiff:
-			obs, err := e.tab.Observe(ctx)
-			if err == nil {
-				body, kind = fence(obs.URL, obs.Text), fullObsMsg
-			}
-		case d == "":
-			body = "(nothing changed on the page)"
-		default:
-			body = fence(o.URL, "Changes:\n"+d)
-		}
-	}
+	body, kind := e.changes(ctx, o)
 	e.logStep(tc, args, line, o.Effect, o.URL, len(body))
-
-	text := line
 	switch {
 	case n >= loopStop:
 		msg := fmt.Sprintf("stopped: %s was tried %d times without any visible effect", shown, n)
-		return toolOut{text: text + "\n" + msg, fin: &final{summary: msg + "; the task is not done"}}
+		return toolOut{text: line + "\n" + msg, fin: &final{summary: msg + "; the task is not done"}}
 	case n >= loopWarn:
-		text += fmt.Sprintf("\nWARNING: %[2]s has now had no visible effect %[1]d times. It is not working: try something different (another control, scroll, screenshot and click_at) or finish with done and success false.", n, shown)
+		line += fmt.Sprintf("\nWARNING: %[2]s has now had no visible effect %[1]d times. It is not working: try something different (another control, scroll, screenshot and click_at) or finish with done and success false.", n, shown)
 	}
-	return toolOut{text: text + "\n" + body, kind: kind}
+	return toolOut{text: line + "\n" + body, kind: kind}
+}
+
+// admit puts an action through the safety gate before it runs: the
+// navigation policy, the target's class, and the person's approval of an
+// irreversible one. shown and args are the action as logged and echoed,
+// with what the person typed into a sensitive field masked; refused is the
+// result when the action may not run.
+func (e *executor) admit(ctx context.Context, a Action, tc ToolCall) (shown Action, args string, refused *toolOut) {
+	shown, args = a, tc.Args
+	if a.Kind == ActNavigate {
+		if err := e.r.gate.navigation(ctx, e.name, a.URL); err != nil {
+			out := e.refuse(tc, a, err)
+			return shown, args, &out
+		}
+	}
+	if a.Kind == ActNavigate || a.Kind == ActBack || a.Kind == ActScroll {
+		return shown, args, nil
+	}
+	t, err := e.tab.Target(ctx, a)
+	if err != nil {
+		return shown, args, &toolOut{text: fmt.Sprintf("error: %s: %v. Look at the latest observation for a valid ref.", string(a.Kind)+" "+a.Ref, err)}
+	}
+	if t.Sensitive && a.Text != "" {
+		// A password or card number never reaches the log.
+		shown.Text = "••••"
+		b, _ := json.Marshal(shown)
+		args = string(b)
+	}
+	if class, reason := Classify(a, t); class == Irreversible {
+		if err := e.confirm(ctx, a, shown, args, tc, t, reason); err != nil {
+			out := e.refuse(tc, a, err)
+			return shown, args, &out
+		}
+	}
+	return shown, args, nil
+}
+
+// confirm waits for the person's decision on an irreversible action.
+func (e *executor) confirm(ctx context.Context, a, shown Action, args string, tc ToolCall, t Target, reason string) error {
+	e.waiting(true)
+	e.r.room.publish(Event{Kind: EventConfirm, Agent: e.name, Data: Confirmation{
+		Agent: e.name, Action: shown.String(), Target: t.Role + " " + strconv.Quote(t.Name), Reason: reason, URL: t.URL,
+	}})
+	e.r.log.Write(LogRecord{Event: LogConfirmAsked, Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name, Args: json.RawMessage(args), URL: t.URL, Text: t.Name})
+	_, err := e.r.gate.action(ctx, e.name, a, t)
+	e.waiting(false)
+	answer := "allowed"
+	if err != nil {
+		answer = err.Error()
+	}
+	e.r.log.Write(LogRecord{Event: LogConfirmAnswered, Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name, Text: answer})
+	return err
+}
+
+// changes describes the page after an action: a full observation after a
+// navigation or when the diff would be longer, else the diff.
+func (e *executor) changes(ctx context.Context, o Outcome) (string, msgKind) {
+	if o.Navigated {
+		obs, err := e.tab.Observe(ctx)
+		if err != nil {
+			return "(could not observe the page: " + err.Error() + ")", diffMsg
+		}
+		return fence(obs.URL, obs.Text), fullObsMsg
+	}
+	d, err := e.tab.Diff(ctx)
+	switch {
+	case err != nil:
+		return "(could not compute what changed: " + err.Error() + ")", diffMsg
+	case len(d) > maxDiff:
+		obs, err := e.tab.Observe(ctx)
+		if err != nil {
+			return "", diffMsg
+		}
+		return fence(obs.URL, obs.Text), fullObsMsg
+	case d == "":
+		return "(nothing changed on the page)", diffMsg
+	}
+	return fence(o.URL, "Changes:\n"+d), diffMsg
 }
 
 // checkLanded applies the allow- and block-lists to where an action led.

@@ -196,103 +196,129 @@ func TestFloorUserPreempts(t *testing.T) {
 // every operation.
 func TestFloorRandomInterleavings(t *testing.T) {
 	t.Parallel()
-	agents := []string{"agent 1", "agent 2", "agent 3", "agent 4"}
 	for seed := uint64(0); seed < 1000; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 42))
 		clk := newFakeClock()
-		f := NewFloor(FloorConfig{Clock: clk, TTL: 10 * time.Second})
-		var claims []*Claim
-		held := map[string]*Claim{}
-		userHolds := false
-		check := func(op string) {
-			live := 0
-			var holder string
-			for _, c := range claims {
-				if !isDone(c) {
-					live++
-					holder = c.speaker
+		sim := &floorSim{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, 42)), clk: clk,
+			f: NewFloor(FloorConfig{Clock: clk, TTL: 10 * time.Second}), held: map[string]*Claim{}}
+		for range 60 {
+			sim.check(sim.step())
+		}
+		sim.drain()
+	}
+}
+
+// floorSim is one seeded interleaving of claims, playback, releases, the
+// person and time, with the floor's rules checked after every step.
+type floorSim struct {
+	t         *testing.T
+	seed      uint64
+	rng       *rand.Rand
+	clk       *fakeClock
+	f         *Floor
+	claims    []*Claim
+	held      map[string]*Claim
+	userHolds bool
+}
+
+var simAgents = [...]string{"agent 1", "agent 2", "agent 3", "agent 4"}
+
+// step does one random thing and says what.
+func (s *floorSim) step() (op string) {
+	t, seed := s.t, s.seed
+	switch k := s.rng.IntN(10); {
+	case k < 4:
+		return s.claim(simAgents[s.rng.IntN(len(simAgents))])
+	case k < 6:
+		for _, c := range s.claims {
+			if !isDone(c) {
+				op = "play " + c.speaker
+				if s.rng.IntN(2) == 0 {
+					c.Playing(time.Duration(s.rng.IntN(8000)) * time.Millisecond)
+				} else {
+					c.ReadFor(time.Duration(s.rng.IntN(8000)) * time.Millisecond)
 				}
 			}
-			s := f.State()
-			switch {
-			case userHolds && (live != 0 || s.Speaker != User):
-				t.Fatalf("seed %d after %s: user holds but %d agent claims live, state %+v", seed, op, live, s)
-			case live > 1:
-				t.Fatalf("seed %d after %s: %d speakers at once", seed, op, live)
-			case !userHolds && live == 1 && s.Speaker != holder:
-				t.Fatalf("seed %d after %s: state says %q, live claim is %q", seed, op, s.Speaker, holder)
-			case !userHolds && live == 0 && !s.Free():
-				t.Fatalf("seed %d after %s: no live claim but state %+v", seed, op, s)
+		}
+	case k < 7:
+		for _, c := range s.claims {
+			if !isDone(c) {
+				op = "release " + c.speaker
+				c.Release()
 			}
 		}
-		for step := 0; step < 60; step++ {
-			var op string
-			switch k := rng.IntN(10); {
-			case k < 4:
-				a := agents[rng.IntN(len(agents))]
-				op = "claim " + a
-				free := f.State().Free()
-				c, err := f.Claim(a)
-				if free && err != nil {
-					t.Fatalf("seed %d: claim on a free floor failed: %v", seed, err)
-				}
-				if err == nil {
-					claims = append(claims, c)
-					held[a] = c
-				} else if prev := held[a]; prev != nil && !isDone(prev) && !errors.Is(err, ErrAlreadyHolding) {
-					t.Fatalf("seed %d: holder re-claim: %v", seed, err)
-				}
-			case k < 6:
-				for _, c := range claims {
-					if !isDone(c) {
-						op = "play " + c.speaker
-						if rng.IntN(2) == 0 {
-							c.Playing(time.Duration(rng.IntN(8000)) * time.Millisecond)
-						} else {
-							c.ReadFor(time.Duration(rng.IntN(8000)) * time.Millisecond)
-						}
-					}
-				}
-			case k < 7:
-				for _, c := range claims {
-					if !isDone(c) {
-						op = "release " + c.speaker
-						c.Release()
-					}
-				}
-			case k < 8:
-				op = "user takes"
-				interrupted := f.TakeUser()
-				userHolds = true
-				if f.State().Speaker != User {
-					t.Fatalf("seed %d: the user did not get the floor at once", seed)
-				}
-				if interrupted != nil && interrupted.Reason() != Interrupted {
-					t.Fatalf("seed %d: interrupted claim ended %v", seed, interrupted.Reason())
-				}
-			case k < 9:
-				op = "user releases"
-				f.ReleaseUser()
-				userHolds = false
-			default:
-				d := time.Duration(rng.IntN(12000)) * time.Millisecond
-				op = fmt.Sprintf("advance %v", d)
-				clk.Advance(d)
-			}
-			check(op)
+	case k < 8:
+		op = "user takes"
+		interrupted := s.f.TakeUser()
+		s.userHolds = true
+		if s.f.State().Speaker != User {
+			t.Fatalf("seed %d: the user did not get the floor at once", seed)
 		}
-		// No claim is lost: with the person gone and time passing, every
-		// claim ends with a reason and the floor is free again.
-		f.ReleaseUser()
-		clk.Advance(time.Minute)
-		for _, c := range claims {
-			if !isDone(c) || c.Reason() == Holding {
-				t.Fatalf("seed %d: claim by %s never ended", seed, c.speaker)
-			}
+		if interrupted != nil && interrupted.Reason() != Interrupted {
+			t.Fatalf("seed %d: interrupted claim ended %v", seed, interrupted.Reason())
 		}
-		if !f.State().Free() {
-			t.Fatalf("seed %d: floor stuck with %+v", seed, f.State())
+	case k < 9:
+		op = "user releases"
+		s.f.ReleaseUser()
+		s.userHolds = false
+	default:
+		d := time.Duration(s.rng.IntN(12000)) * time.Millisecond
+		op = fmt.Sprintf("advance %v", d)
+		s.clk.Advance(d)
+	}
+	return op
+}
+
+func (s *floorSim) claim(a string) string {
+	free := s.f.State().Free()
+	c, err := s.f.Claim(a)
+	if free && err != nil {
+		s.t.Fatalf("seed %d: claim on a free floor failed: %v", s.seed, err)
+	}
+	if err == nil {
+		s.claims = append(s.claims, c)
+		s.held[a] = c
+	} else if prev := s.held[a]; prev != nil && !isDone(prev) && !errors.Is(err, ErrAlreadyHolding) {
+		s.t.Fatalf("seed %d: holder re-claim: %v", s.seed, err)
+	}
+	return "claim " + a
+}
+
+// check asserts the floor's rules: one speaker at most, the person
+// preempting everyone, and a state that names the live claim.
+func (s *floorSim) check(op string) {
+	live := 0
+	var holder string
+	for _, c := range s.claims {
+		if !isDone(c) {
+			live++
+			holder = c.speaker
 		}
+	}
+	st := s.f.State()
+	switch {
+	case s.userHolds && (live != 0 || st.Speaker != User):
+		s.t.Fatalf("seed %d after %s: user holds but %d agent claims live, state %+v", s.seed, op, live, st)
+	case live > 1:
+		s.t.Fatalf("seed %d after %s: %d speakers at once", s.seed, op, live)
+	case !s.userHolds && live == 1 && st.Speaker != holder:
+		s.t.Fatalf("seed %d after %s: state says %q, live claim is %q", s.seed, op, st.Speaker, holder)
+	case !s.userHolds && live == 0 && !st.Free():
+		s.t.Fatalf("seed %d after %s: no live claim but state %+v", s.seed, op, st)
+	}
+}
+
+// drain checks that no claim is lost: with the person gone and time
+// passing, every claim ends with a reason and the floor is free again.
+func (s *floorSim) drain() {
+	s.f.ReleaseUser()
+	s.clk.Advance(time.Minute)
+	for _, c := range s.claims {
+		if !isDone(c) || c.Reason() == Holding {
+			s.t.Fatalf("seed %d: claim by %s never ended", s.seed, c.speaker)
+		}
+	}
+	if !s.f.State().Free() {
+		s.t.Fatalf("seed %d: floor stuck with %+v", s.seed, s.f.State())
 	}
 }
 

@@ -280,26 +280,7 @@ func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (Rep
 				finish = ch.FinishReason
 			}
 			content.WriteString(ch.Delta.Content)
-			for _, tc := range ch.Delta.ToolCalls {
-				idx := len(calls)
-				if tc.Index != nil {
-					idx = *tc.Index
-				} else if tc.ID == "" && len(calls) > 0 {
-					// A provider without indexes continues the last call.
-					idx = len(calls) - 1
-				}
-				cur := byIndex[idx]
-				if cur == nil {
-					cur = &ToolCall{}
-					byIndex[idx] = cur
-					calls = append(calls, cur)
-				}
-				if tc.ID != "" {
-					cur.ID = tc.ID
-				}
-				cur.Name += tc.Function.Name
-				cur.Args += tc.Function.Arguments
-			}
+			calls = mergeToolCalls(calls, byIndex, ch.Delta.ToolCalls)
 		}
 	}
 	r := Reply{Truncated: finish == openai.FinishReasonLength, Usage: usage}
@@ -311,18 +292,49 @@ func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (Rep
 		r.ToolCalls = append(r.ToolCalls, *c)
 	}
 	if !gotUsage {
-		// A server that ignores include_usage still gets an estimate so
-		// budgets hold: about four characters a token.
-		n := 0
-		for _, msg := range req.Messages {
-			n += len(msg.Content)
-			for _, p := range msg.MultiContent {
-				n += len(p.Text)
-			}
-		}
-		r.Usage = Usage{PromptTokens: n / 4, CompletionTokens: (content.Len() + len(r.ToolCalls)*16) / 4}
+		r.Usage = estimateUsage(req, content.Len(), len(r.ToolCalls))
 	}
 	return r, 0, nil
+}
+
+// mergeToolCalls adds streamed tool-call deltas to the calls assembled so
+// far, by index, and returns them in order of first appearance.
+func mergeToolCalls(calls []*ToolCall, byIndex map[int]*ToolCall, deltas []openai.ToolCall) []*ToolCall {
+	for _, tc := range deltas {
+		idx := len(calls)
+		if tc.Index != nil {
+			idx = *tc.Index
+		} else if tc.ID == "" && len(calls) > 0 {
+			// A provider without indexes continues the last call.
+			idx = len(calls) - 1
+		}
+		cur := byIndex[idx]
+		if cur == nil {
+			cur = &ToolCall{}
+			byIndex[idx] = cur
+			calls = append(calls, cur)
+		}
+		if tc.ID != "" {
+			cur.ID = tc.ID
+		}
+		cur.Name += tc.Function.Name
+		cur.Args += tc.Function.Arguments
+	}
+	return calls
+}
+
+// estimateUsage stands in for the usage a server that ignores
+// include_usage never sends, so budgets still hold: about four characters
+// a token.
+func estimateUsage(req openai.ChatCompletionRequest, contentLen, toolCalls int) Usage {
+	n := 0
+	for _, msg := range req.Messages {
+		n += len(msg.Content)
+		for _, p := range msg.MultiContent {
+			n += len(p.Text)
+		}
+	}
+	return Usage{PromptTokens: n / 4, CompletionTokens: (contentLen + toolCalls*16) / 4}
 }
 
 // retryable reports whether err is worth another attempt: rate limits,

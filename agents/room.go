@@ -284,23 +284,31 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 	e := r.add(Entry{Speaker: speaker, Kind: EntrySpeech, Text: text})
 	r.mu.Lock()
 	r.claims[c] = e.Seq - 1
-	r.mu.Unlock()
-
-	r.mu.Lock()
 	muted := r.muted[speaker]
 	r.mu.Unlock()
 	if r.cfg.Voice == nil || muted {
 		if muted {
 			r.cfg.Log.Write(LogRecord{Event: LogSpeechMuted, Agent: speaker})
 		}
-		c.ReadFor(r.floor.ReadingTime(text))
-		go r.forget(c)
+		r.readOnly(c, text)
 		return e, nil
 	}
-	// Say may take until the speech endpoint's first byte: the claim's
-	// time-to-live and the caller's ctx bound that wait. Once playing, the
-	// message outlives the agent's step, and the agent too (an agent may
-	// say goodbye and finish): only the claim's end stops it.
+	return e, r.sayAloud(ctx, c, speaker, text)
+}
+
+// readOnly holds the floor for text's reading time: a message shown, not
+// played.
+func (r *Room) readOnly(c *Claim, text string) {
+	c.ReadFor(r.floor.ReadingTime(text))
+	go r.forget(c)
+}
+
+// sayAloud plays a message that holds claim c. Say may take until the
+// speech endpoint's first byte: the claim's time-to-live and the caller's
+// ctx bound that wait. Once playing, the message outlives the agent's
+// step, and the agent too (an agent may say goodbye and finish): only the
+// claim's end stops it.
+func (r *Room) sayAloud(ctx context.Context, c *Claim, speaker, text string) error {
 	sayCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	started := make(chan struct{})
 	go func() {
@@ -325,43 +333,46 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 		if ctx.Err() != nil {
 			c.Release()
 			go r.forget(c)
-			return e, fmt.Errorf("speak: %w", ctx.Err())
+			return fmt.Errorf("speak: %w", ctx.Err())
 		}
 		r.cfg.Log.Write(LogRecord{Event: LogSpeechFailed, Agent: speaker, Error: err.Error()})
 		// The message stays in the transcript and holds the floor for its
 		// reading time, as text-only: it was said, if not aloud.
-		c.ReadFor(r.floor.ReadingTime(text))
-		go r.forget(c)
-		return e, nil
+		r.readOnly(c, text)
+		return nil
 	}
 	c.OnInterrupt(u.Stop)
 	c.Playing(r.floor.ReadingTime(text))
 	r.mu.Lock()
 	r.playing[speaker] = playing{c: c, u: u}
 	r.mu.Unlock()
-	go func() {
-		defer cancel()
-		defer func() {
-			r.mu.Lock()
-			if r.playing[speaker].c == c {
-				delete(r.playing, speaker)
-			}
-			r.mu.Unlock()
-		}()
-		select {
-		case <-u.Done():
-			// Record what played before the floor frees, so whoever
-			// speaks next sees the finished entry.
-			r.record(speaker, c, u)
-			c.Release()
-		case <-c.Done():
-			u.Stop() // expired or interrupted
-			<-u.Done()
-			r.record(speaker, c, u)
+	go r.play(speaker, c, u, cancel)
+	return nil
+}
+
+// play follows a message to its end: the end of playback frees the floor,
+// and the claim's end (expired, interrupted) stops the playback.
+func (r *Room) play(speaker string, c *Claim, u Utterance, cancel context.CancelFunc) {
+	defer cancel()
+	defer func() {
+		r.mu.Lock()
+		if r.playing[speaker].c == c {
+			delete(r.playing, speaker)
 		}
-		r.forget(c)
+		r.mu.Unlock()
 	}()
-	return e, nil
+	select {
+	case <-u.Done():
+		// Record what played before the floor frees, so whoever speaks
+		// next sees the finished entry.
+		r.record(speaker, c, u)
+		c.Release()
+	case <-c.Done():
+		u.Stop() // expired or interrupted
+		<-u.Done()
+		r.record(speaker, c, u)
+	}
+	r.forget(c)
 }
 
 // record stores what an utterance played in its entry.
