@@ -193,10 +193,77 @@ func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok
 	if r.Usage != nil {
 		e.Tokens, e.Cost = r.Usage.Total(), r.Usage.Cost
 	}
-	errText := oneLine(r.Error, 300)
+	switch r.Event {
+	case agents.LogTranscript:
+		replayTranscript(r, &e, spoken)
+	case agents.LogSpeech:
+		// An agent's speech is shown once, as the transcript entry logged
+		// when it started.
+		k := r.Agent + "\x00" + r.Text
+		if spoken[k] > 0 {
+			spoken[k]--
+			return e, false
+		}
+		e.Text = oneLine(r.Text, 500)
+	default:
+		if !replayRun(r, &e) && !replayPlanner(r, &e) && !replayStep(r, &e) && !replayPerson(r, &e) {
+			// A record this version does not know still shows, as the log
+			// line it is.
+			e.Text = oneLine(agents.FormatRecord(r, r.Time), 300)
+		}
+	}
+	if r.Error != "" && e.Kind != "error" && e.Kind != "refused" && e.Kind != "floor" {
+		e.Text += " (error: " + oneLine(r.Error, 300) + ")"
+	}
+	return e, true
+}
+
+// replayTranscript renders a transcript entry by its kind, counting an
+// agent's speech so the speech record logged after it is not shown again.
+func replayTranscript(r agents.LogRecord, e *ReplayEntry, spoken map[string]int) {
+	switch agents.EntryKind(r.Kind) {
+	case agents.EntrySpeech:
+		spoken[r.Agent+"\x00"+r.Text]++
+		e.Kind, e.Text = "speech", oneLine(r.Text, 500)
+	case agents.EntryCorrection:
+		e.Kind, e.Text = "correction", oneLine(r.Text, 500)
+	case agents.EntryAnswer:
+		e.Kind, e.Text = "answer", oneLine(r.Text, 500)
+	default:
+		e.Kind, e.Text, e.Detail = "notice", oneLine(r.Text, 300), true
+	}
+}
+
+// replayRun renders the run's own records: its start and end, the kill
+// switch, closed tabs and errors; false for any other record.
+func replayRun(r agents.LogRecord, e *ReplayEntry) bool {
 	switch r.Event {
 	case agents.LogRunStart:
 		e.Who, e.Text = WhoSystem, "task: "+oneLine(r.Text, 300)
+	case agents.LogKilled:
+		e.Who, e.Text = WhoSystem, "run stopped: "+oneLine(r.Text, 300)
+	case agents.LogRunDone:
+		e.Who = WhoSystem
+		verdict := "run done"
+		if r.Success == nil || !*r.Success {
+			verdict = "run failed"
+		}
+		e.Text = verdict + ": " + oneLine(r.Text, 400)
+	case agents.LogTabsClosed:
+		e.Who, e.Detail = WhoSystem, true
+		e.Text = "closed " + oneLine(r.Text, 60)
+	case agents.LogError, agents.LogLogError:
+		e.Kind, e.Text = "error", oneLine(r.Error, 300)
+	default:
+		return false
+	}
+	return true
+}
+
+// replayPlanner renders the planner's process tools and executors' ends;
+// false for any other record.
+func replayPlanner(r agents.LogRecord, e *ReplayEntry) bool {
+	switch r.Event {
 	case agents.LogSpawn:
 		e.Who, e.Agent = "planner", r.Agent
 		// A tab id means nothing to the person; where the agent went does.
@@ -209,85 +276,42 @@ func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok
 		}
 		e.Text += ": " + oneLine(r.Text, 240)
 	case agents.LogSpawnFailed:
-		e.Kind, e.Text = "error", "could not spawn "+quoteLine(r.Text, 160)+": "+errText
+		e.Kind, e.Text = "error", "could not spawn "+quoteLine(r.Text, 160)+": "+oneLine(r.Error, 300)
 	case agents.LogWait:
 		e.Text = waitLine(r.Text)
 	case agents.LogKill:
 		e.Agent = fmt.Sprintf("agent %d", r.PID)
 		e.Text = "killed " + e.Agent
-	case agents.LogTool:
-		e.Tool, e.Outcome, e.Effect = r.Tool, oneLine(r.Outcome, 300), r.Effect
-		e.Text = replayToolLine(r.Tool, r.Args)
-	case agents.LogPolicyDenied:
-		e.Kind, e.Tool = "refused", r.Tool
-		e.Text = "refused " + replayToolLine(r.Tool, r.Args) + ": " + errText
-	case agents.LogConfirmAsked:
-		e.Tool = r.Tool
-		e.Text = "asks you to confirm " + replayToolLine(r.Tool, r.Args)
-		if r.Text != "" {
-			e.Text += " on " + quoteLine(r.Text, 80)
-		}
-	case agents.LogConfirmAnswered:
-		e.Who, e.Agent, e.Tool = WhoYou, replayActor(r.Agent), r.Tool
-		e.Text = fmt.Sprintf("answered %s's confirmation: %s", e.Agent, oneLine(r.Text, 200))
-	case agents.LogAskUser:
-		e.Kind, e.Text = "ask", "asks you: "+oneLine(r.Text, 300)
-	case agents.LogUserAnswer:
-		e.Who, e.Agent, e.Kind = WhoYou, replayActor(r.Agent), "answer"
-		e.Text = fmt.Sprintf("answered %s: %s", e.Agent, oneLine(r.Text, 300))
-	case agents.LogTranscript:
-		switch agents.EntryKind(r.Kind) {
-		case agents.EntrySpeech:
-			spoken[r.Agent+"\x00"+r.Text]++
-			e.Kind, e.Text = "speech", oneLine(r.Text, 500)
-		case agents.EntryCorrection:
-			e.Kind, e.Text = "correction", oneLine(r.Text, 500)
-		case agents.EntryAnswer:
-			e.Kind, e.Text = "answer", oneLine(r.Text, 500)
-		default:
-			e.Kind, e.Text, e.Detail = "notice", oneLine(r.Text, 300), true
-		}
-	case agents.LogSpeech:
-		k := r.Agent + "\x00" + r.Text
-		if spoken[k] > 0 {
-			spoken[k]--
-			return e, false
-		}
-		e.Text = oneLine(r.Text, 500)
-	case agents.LogInterrupted:
-		e.Text = "was cut off: " + quoteLine(r.Text, 200)
-	case agents.LogFloorClaimed:
-		e.Kind, e.Text, e.Detail = "floor", "takes the floor", true
-	case agents.LogFloorRejected:
-		e.Kind, e.Text, e.Detail = "floor", "could not speak: "+errText, true
-	case agents.LogSpeechFailed:
-		e.Kind, e.Text = "error", "speech failed: "+errText
-	case agents.LogTakeOver:
-		e.Who, e.Agent = WhoYou, r.Agent
-		e.Text = fmt.Sprintf("took over %s's tab", r.Agent)
-	case agents.LogHandBack:
-		e.Who, e.Agent = WhoYou, r.Agent
-		e.Text = fmt.Sprintf("handed %s its tab back", r.Agent)
-		if r.Text != "" {
-			e.Text += ": " + oneLine(r.Text, 300)
-		}
-	case agents.LogSkipped:
-		e.Text = oneLine(r.Text, 300)
 	case agents.LogAgentDone:
 		verdict := "finished"
 		if r.Success == nil || !*r.Success {
 			verdict = "failed"
 		}
 		e.Text = verdict + ": " + oneLine(r.Text, 400)
-	case agents.LogKilled:
-		e.Who, e.Text = WhoSystem, "run stopped: "+oneLine(r.Text, 300)
-	case agents.LogRunDone:
-		e.Who = WhoSystem
-		verdict := "run done"
-		if r.Success == nil || !*r.Success {
-			verdict = "run failed"
+	default:
+		return false
+	}
+	return true
+}
+
+// replayStep renders an agent's steps: tools, refusals, model calls and
+// the runtime's tolerance for bad replies; false for any other record.
+func replayStep(r agents.LogRecord, e *ReplayEntry) bool {
+	switch r.Event {
+	case agents.LogTool:
+		e.Tool, e.Outcome, e.Effect = r.Tool, oneLine(r.Outcome, 300), r.Effect
+		e.Text = replayToolLine(r.Tool, r.Args)
+	case agents.LogPolicyDenied:
+		e.Kind, e.Tool = "refused", r.Tool
+		e.Text = "refused " + replayToolLine(r.Tool, r.Args) + ": " + oneLine(r.Error, 300)
+	case agents.LogConfirmAsked:
+		e.Tool = r.Tool
+		e.Text = "asks you to confirm " + replayToolLine(r.Tool, r.Args)
+		if r.Text != "" {
+			e.Text += " on " + quoteLine(r.Text, 80)
 		}
-		e.Text = verdict + ": " + oneLine(r.Text, 400)
+	case agents.LogSkipped:
+		e.Text = oneLine(r.Text, 300)
 	case agents.LogModel:
 		e.Detail = true
 		e.Text = fmt.Sprintf("model call (%s)", r.Kind)
@@ -303,23 +327,49 @@ func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok
 		e.Text = "its reply was taken as done: " + quoteLine(r.Text, 200)
 	case agents.LogMalformed:
 		e.Kind, e.Tool = "error", r.Tool
-		e.Text = "malformed " + r.Tool + " call: " + errText
+		e.Text = "malformed " + r.Tool + " call: " + oneLine(r.Error, 300)
 	case agents.LogCallReissued:
 		e.Kind, e.Text = "reissued", oneLine(r.Text, 200)
-	case agents.LogTabsClosed:
-		e.Who, e.Detail = WhoSystem, true
-		e.Text = "closed " + oneLine(r.Text, 60)
-	case agents.LogError, agents.LogLogError:
-		e.Kind, e.Text = "error", errText
 	default:
-		// A record this version does not know still shows, as the log
-		// line it is.
-		e.Text = oneLine(agents.FormatRecord(r, r.Time), 300)
+		return false
 	}
-	if r.Error != "" && e.Kind != "error" && e.Kind != "refused" && e.Kind != "floor" {
-		e.Text += " (error: " + errText + ")"
+	return true
+}
+
+// replayPerson renders what passed between the agents and the person:
+// questions, answers, speech, the floor and take-overs; false for any
+// other record.
+func replayPerson(r agents.LogRecord, e *ReplayEntry) bool {
+	switch r.Event {
+	case agents.LogConfirmAnswered:
+		e.Who, e.Agent, e.Tool = WhoYou, replayActor(r.Agent), r.Tool
+		e.Text = fmt.Sprintf("answered %s's confirmation: %s", e.Agent, oneLine(r.Text, 200))
+	case agents.LogAskUser:
+		e.Kind, e.Text = "ask", "asks you: "+oneLine(r.Text, 300)
+	case agents.LogUserAnswer:
+		e.Who, e.Agent, e.Kind = WhoYou, replayActor(r.Agent), "answer"
+		e.Text = fmt.Sprintf("answered %s: %s", e.Agent, oneLine(r.Text, 300))
+	case agents.LogInterrupted:
+		e.Text = "was cut off: " + quoteLine(r.Text, 200)
+	case agents.LogFloorClaimed:
+		e.Kind, e.Text, e.Detail = "floor", "takes the floor", true
+	case agents.LogFloorRejected:
+		e.Kind, e.Text, e.Detail = "floor", "could not speak: "+oneLine(r.Error, 300), true
+	case agents.LogSpeechFailed:
+		e.Kind, e.Text = "error", "speech failed: "+oneLine(r.Error, 300)
+	case agents.LogTakeOver:
+		e.Who, e.Agent = WhoYou, r.Agent
+		e.Text = fmt.Sprintf("took over %s's tab", r.Agent)
+	case agents.LogHandBack:
+		e.Who, e.Agent = WhoYou, r.Agent
+		e.Text = fmt.Sprintf("handed %s its tab back", r.Agent)
+		if r.Text != "" {
+			e.Text += ": " + oneLine(r.Text, 300)
+		}
+	default:
+		return false
 	}
-	return e, true
+	return true
 }
 
 // waitLine renders the planner's wait, logged as "all [1 2]" or "any []".

@@ -39,30 +39,68 @@ func replayPtr[T any](v T) *T { return &v }
 func sampleReplayRun(t0 time.Time) []agents.LogRecord {
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	return []agents.LogRecord{
-		{Time: at(0), Event: "run_start", Text: "get quotes from North and East"},
-		{Time: at(400), Event: "model", Agent: "planner", Step: 1, Kind: "planner", Text: "spawn,spawn", Usage: &agents.Usage{PromptTokens: 100, CompletionTokens: 20}},
-		{Time: at(500), Event: "spawn", Agent: "agent 1", PID: 1, Tab: "T1", URL: "http://x/north", Text: "get a quote from North"},
-		{Time: at(520), Event: "transcript", Agent: agents.System, Kind: "notice", Text: "agent 1 started on tab T1: get a quote from North"},
-		{Time: at(600), Event: "spawn", Agent: "agent 2", PID: 2, Tab: "T2", Text: "get a quote from East"},
-		{Time: at(700), Event: "wait", Agent: "planner", Text: "all []"},
-		{Time: at(900), Event: "observe", Agent: "agent 1", PID: 1, URL: "http://x/north", Bytes: 812},
-		{Time: at(1200), Event: "tool", Agent: "agent 1", PID: 1, Step: 1, Tool: "click", Args: json.RawMessage(`{"ref":"e3"}`), Outcome: "the page changed: Your quote is 101.", Effect: replayPtr(true), URL: "http://x/north"},
-		{Time: at(1300), Event: "tool", Agent: "agent 2", PID: 2, Step: 1, Tool: "type", Args: json.RawMessage(`{"ref":"e5","text":"••••"}`), Outcome: "typed", Effect: replayPtr(false)},
+		{Time: at(0), Event: agents.LogRunStart, Text: "get quotes from North and East"},
+		{Time: at(400), Event: agents.LogModel, Agent: "planner", Step: 1, Kind: "planner", Text: "spawn,spawn", Usage: &agents.Usage{PromptTokens: 100, CompletionTokens: 20}},
+		{Time: at(500), Event: agents.LogSpawn, Agent: "agent 1", PID: 1, Tab: "T1", URL: "http://x/north", Text: "get a quote from North"},
+		{Time: at(520), Event: agents.LogTranscript, Agent: agents.System, Kind: string(agents.EntryNotice), Text: "agent 1 started on North Quotes (x): get a quote from North"},
+		{Time: at(600), Event: agents.LogSpawn, Agent: "agent 2", PID: 2, Tab: "T2", Text: "get a quote from East"},
+		{Time: at(700), Event: agents.LogWait, Agent: "planner", Text: "all []"},
+		{Time: at(900), Event: agents.LogObserve, Agent: "agent 1", PID: 1, URL: "http://x/north", Bytes: 812},
+		{Time: at(1200), Event: agents.LogTool, Agent: "agent 1", PID: 1, Step: 1, Tool: "click", Args: json.RawMessage(`{"ref":"e3"}`), Outcome: "the page changed: Your quote is 101.", Effect: replayPtr(true), URL: "http://x/north"},
+		{Time: at(1300), Event: agents.LogTool, Agent: "agent 2", PID: 2, Step: 1, Tool: "type", Args: json.RawMessage(`{"ref":"e5","text":"••••"}`), Outcome: "typed", Effect: replayPtr(false)},
 		// The key reached a page's text; the log must not keep it.
-		{Time: at(1350), Event: "tool", Agent: "agent 2", PID: 2, Step: 2, Tool: "read_page", Args: json.RawMessage(`{}`), Outcome: "token " + replaySecret + " shown", Effect: replayPtr(false)},
-		{Time: at(1400), Event: "floor_claimed", Agent: "agent 1"},
-		{Time: at(1400), Event: "transcript", Agent: "agent 1", Kind: "speech", Text: "North quotes 101."},
-		{Time: at(1450), Event: "speech", Agent: "agent 1", PID: 1, Text: "North quotes 101."},
-		{Time: at(1500), Event: "interrupted", Agent: "agent 1", Text: "North quotes 101."},
-		{Time: at(1600), Event: "transcript", Agent: agents.User, Kind: "correction", Text: "use the most recent quote"},
-		{Time: at(1700), Event: "confirm_asked", Agent: "agent 2", PID: 2, Step: 3, Tool: "click", Args: json.RawMessage(`{"ref":"e9"}`), URL: "http://x/east/checkout", Text: "Place order"},
-		{Time: at(2500), Event: "confirm_answered", Agent: "agent 2", PID: 2, Step: 3, Tool: "click", Text: "denied by the user"},
-		{Time: at(2600), Event: "policy_denied", Agent: "agent 2", PID: 2, Step: 3, Tool: "click", Args: json.RawMessage(`{"ref":"e9"}`), Error: "denied by the user"},
-		{Time: at(2700), Event: "take_over", Agent: "agent 2", PID: 2, Tab: "T2"},
-		{Time: at(3100), Event: "hand_back", Agent: "agent 2", PID: 2, Tab: "T2", Text: "I logged in"},
-		{Time: at(3300), Event: "agent_done", Agent: "agent 1", PID: 1, Text: "quote 101", Success: replayPtr(true), Usage: &agents.Usage{PromptTokens: 50}},
-		{Time: at(3400), Event: "agent_done", Agent: "agent 2", PID: 2, Text: "could not order", Success: replayPtr(false)},
-		{Time: at(4000), Event: "run_done", Text: "North quotes 101", Success: replayPtr(true), Usage: &agents.Usage{PromptTokens: 1000, CompletionTokens: 234, Cost: 0.0125}},
+		{Time: at(1350), Event: agents.LogTool, Agent: "agent 2", PID: 2, Step: 2, Tool: "read_page", Args: json.RawMessage(`{}`), Outcome: "token " + replaySecret + " shown", Effect: replayPtr(false)},
+		{Time: at(1400), Event: agents.LogFloorClaimed, Agent: "agent 1"},
+		{Time: at(1400), Event: agents.LogTranscript, Agent: "agent 1", Kind: string(agents.EntrySpeech), Text: "North quotes 101."},
+		{Time: at(1450), Event: agents.LogSpeech, Agent: "agent 1", PID: 1, Text: "North quotes 101."},
+		{Time: at(1500), Event: agents.LogInterrupted, Agent: "agent 1", Text: "North quotes 101."},
+		{Time: at(1600), Event: agents.LogTranscript, Agent: agents.User, Kind: string(agents.EntryCorrection), Text: "use the most recent quote"},
+		{Time: at(1700), Event: agents.LogConfirmAsked, Agent: "agent 2", PID: 2, Step: 3, Tool: "click", Args: json.RawMessage(`{"ref":"e9"}`), URL: "http://x/east/checkout", Text: "Place order"},
+		{Time: at(2500), Event: agents.LogConfirmAnswered, Agent: "agent 2", PID: 2, Step: 3, Tool: "click", Text: "denied by the user"},
+		{Time: at(2600), Event: agents.LogPolicyDenied, Agent: "agent 2", PID: 2, Step: 3, Tool: "click", Args: json.RawMessage(`{"ref":"e9"}`), Error: "denied by the user"},
+		{Time: at(2700), Event: agents.LogTakeOver, Agent: "agent 2", PID: 2, Tab: "T2"},
+		{Time: at(3100), Event: agents.LogHandBack, Agent: "agent 2", PID: 2, Tab: "T2", Text: "I logged in"},
+		{Time: at(3300), Event: agents.LogAgentDone, Agent: "agent 1", PID: 1, Text: "quote 101", Success: replayPtr(true), Usage: &agents.Usage{PromptTokens: 50}},
+		{Time: at(3400), Event: agents.LogAgentDone, Agent: "agent 2", PID: 2, Text: "could not order", Success: replayPtr(false)},
+		{Time: at(4000), Event: agents.LogRunDone, Text: "North quotes 101", Success: replayPtr(true), Usage: &agents.Usage{PromptTokens: 1000, CompletionTokens: 234, Cost: 0.0125}},
+	}
+}
+
+// replayRow is what a timeline entry must show.
+type replayRow struct {
+	at         int64
+	who, kind  string
+	textHas    string
+	detail     bool
+	agentNamed string
+}
+
+// sampleReplayTimeline is sampleReplayRun's timeline, entry by entry.
+func sampleReplayTimeline() []replayRow {
+	return []replayRow{
+		{0, WhoSystem, "run_start", "task: get quotes from North and East", false, ""},
+		{400, "planner", "model", "spawn,spawn", true, ""},
+		{500, "planner", "spawn", "spawned agent 1 at http://x/north: get a quote from North", false, "agent 1"},
+		{520, WhoSystem, "notice", "agent 1 started", true, ""},
+		{600, "planner", "spawn", "spawned agent 2 in a tab you gave it: get a quote from East", false, "agent 2"},
+		{700, "planner", "wait", "waits for all its agents", false, ""},
+		{900, "agent 1", "observe", "812 bytes", true, ""},
+		{1200, "agent 1", "tool", "click e3", false, ""},
+		{1300, "agent 2", "tool", `type e5 "••••"`, false, ""},
+		{1350, "agent 2", "tool", "read_page", false, ""},
+		{1400, "agent 1", "floor", "takes the floor", true, ""},
+		{1400, "agent 1", "speech", "North quotes 101.", false, ""},
+		// The speech record repeats the transcript entry: shown once.
+		{1500, "agent 1", "interrupted", "cut off", false, ""},
+		{1600, WhoYou, "correction", "use the most recent quote", false, ""},
+		{1700, "agent 2", "confirm_asked", `confirm click e9 on "Place order"`, false, ""},
+		{2500, WhoYou, "confirm_answered", "denied by the user", false, "agent 2"},
+		{2600, "agent 2", "refused", "refused click e9: denied by the user", false, ""},
+		{2700, WhoYou, "take_over", "took over agent 2's tab", false, "agent 2"},
+		{3100, WhoYou, "hand_back", "handed agent 2 its tab back: I logged in", false, "agent 2"},
+		{3300, "agent 1", "agent_done", "finished: quote 101", false, ""},
+		{3400, "agent 2", "agent_done", "failed: could not order", false, ""},
+		{4000, WhoSystem, "run_done", "run done: North quotes 101", false, ""},
 	}
 }
 
@@ -89,38 +127,7 @@ func TestReplayTimeline(t *testing.T) {
 		t.Errorf("lanes %q, want %q", rp.Lanes, want)
 	}
 
-	type row struct {
-		at         int64
-		who, kind  string
-		textHas    string
-		detail     bool
-		agentNamed string
-	}
-	want := []row{
-		{0, WhoSystem, "run_start", "task: get quotes from North and East", false, ""},
-		{400, "planner", "model", "spawn,spawn", true, ""},
-		{500, "planner", "spawn", "spawned agent 1 at http://x/north: get a quote from North", false, "agent 1"},
-		{520, WhoSystem, "notice", "agent 1 started", true, ""},
-		{600, "planner", "spawn", "spawned agent 2 in a tab you gave it: get a quote from East", false, "agent 2"},
-		{700, "planner", "wait", "waits for all its agents", false, ""},
-		{900, "agent 1", "observe", "812 bytes", true, ""},
-		{1200, "agent 1", "tool", "click e3", false, ""},
-		{1300, "agent 2", "tool", `type e5 "••••"`, false, ""},
-		{1350, "agent 2", "tool", "read_page", false, ""},
-		{1400, "agent 1", "floor", "takes the floor", true, ""},
-		{1400, "agent 1", "speech", "North quotes 101.", false, ""},
-		// The speech record repeats the transcript entry: shown once.
-		{1500, "agent 1", "interrupted", "cut off", false, ""},
-		{1600, WhoYou, "correction", "use the most recent quote", false, ""},
-		{1700, "agent 2", "confirm_asked", `confirm click e9 on "Place order"`, false, ""},
-		{2500, WhoYou, "confirm_answered", "denied by the user", false, "agent 2"},
-		{2600, "agent 2", "refused", "refused click e9: denied by the user", false, ""},
-		{2700, WhoYou, "take_over", "took over agent 2's tab", false, "agent 2"},
-		{3100, WhoYou, "hand_back", "handed agent 2 its tab back: I logged in", false, "agent 2"},
-		{3300, "agent 1", "agent_done", "finished: quote 101", false, ""},
-		{3400, "agent 2", "agent_done", "failed: could not order", false, ""},
-		{4000, WhoSystem, "run_done", "run done: North quotes 101", false, ""},
-	}
+	want := sampleReplayTimeline()
 	if len(rp.Timeline) != len(want) {
 		for _, e := range rp.Timeline {
 			t.Logf("%6d %-8s %-16s %s", e.AtMS, e.Who, e.Kind, e.Text)
@@ -257,18 +264,18 @@ func BenchmarkReplay(b *testing.B) {
 	t0 := time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
 	n := 0
 	at := func() time.Time { n++; return t0.Add(time.Duration(n) * 50 * time.Millisecond) }
-	l.Write(agents.LogRecord{Time: at(), Event: "run_start", Text: "a long task"})
+	l.Write(agents.LogRecord{Time: at(), Event: agents.LogRunStart, Text: "a long task"})
 	for i := range 1000 {
 		for a := 1; a <= 4; a++ {
 			name := "agent " + strconv.Itoa(a)
-			l.Write(agents.LogRecord{Time: at(), Event: "model", Agent: name, Step: i + 1, Kind: "executor", Text: "click", Usage: &agents.Usage{PromptTokens: 3000, CompletionTokens: 40}})
+			l.Write(agents.LogRecord{Time: at(), Event: agents.LogModel, Agent: name, Step: i + 1, Kind: "executor", Text: "click", Usage: &agents.Usage{PromptTokens: 3000, CompletionTokens: 40}})
 			if i%2 == 0 {
-				l.Write(agents.LogRecord{Time: at(), Event: "tool", Agent: name, PID: a, Step: i + 1, Tool: "click",
+				l.Write(agents.LogRecord{Time: at(), Event: agents.LogTool, Agent: name, PID: a, Step: i + 1, Tool: "click",
 					Args: json.RawMessage(`{"ref":"e17"}`), Outcome: "the page changed: a dialog opened with 12 new controls", Effect: replayPtr(true), URL: "https://example.com/page"})
 			}
 		}
 	}
-	l.Write(agents.LogRecord{Time: at(), Event: "run_done", Text: "done", Success: replayPtr(true)})
+	l.Write(agents.LogRecord{Time: at(), Event: agents.LogRunDone, Text: "done", Success: replayPtr(true)})
 	if err := l.Close(); err != nil {
 		b.Fatal(err)
 	}
