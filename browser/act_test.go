@@ -54,7 +54,28 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("disabled: %v", err)
 	}
 
-	// Leased to someone else: the error names the holder, nothing happens.
+	// Stale after navigation: observe again, says the error.
+	if _, err := tab.Navigate(ctx, site.URL+"/checkbox.html"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Click(ctx, email.Ref); !errors.Is(err, ErrStaleRef) || !strings.Contains(err.Error(), "observe again") {
+		t.Errorf("stale ref: %v", err)
+	}
+}
+
+// TestLeasedTab: a tab leased to someone else refuses every other owner's
+// calls with an error naming the holder, and the lease ends with its
+// owner's context.
+func TestLeasedTab(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/form.html")
+	ctx := tctx(t)
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	email := find(t, o, "textbox", "Email")
+
 	lease, err := tab.Lease(ctx, "agent-7")
 	if err != nil {
 		t.Fatal(err)
@@ -86,14 +107,6 @@ func TestBadInput(t *testing.T) {
 	waitEvent(t, events, func(ev Event) bool { return ev.Kind == TabReleased && ev.Tab.ID == tab.ID() })
 	if tab.Info().Owner != "" {
 		t.Errorf("lease outlived its context: %q", tab.Info().Owner)
-	}
-
-	// Stale after navigation: observe again, says the error.
-	if _, err := tab.Navigate(ctx, site.URL+"/checkbox.html"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tab.Click(ctx, email.Ref); !errors.Is(err, ErrStaleRef) || !strings.Contains(err.Error(), "observe again") {
-		t.Errorf("stale ref: %v", err)
 	}
 }
 

@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,124 +12,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 )
-
-// Options configures a Browser. The zero value launches a headless Chromium
-// with a throwaway profile and a 1280x800 viewport.
-type Options struct {
-	// ExecPath is the Chromium executable; empty means FindChrome.
-	ExecPath string
-	// RemoteURL, when set, is a ws:// CDP endpoint (a browser farm such as
-	// browserless or a Selenium Grid node) to connect to instead of
-	// launching a browser.
-	RemoteURL string
-	// ProfileDir is a persistent user data directory (kept between runs, so
-	// logins survive); empty means a throwaway profile.
-	ProfileDir string
-	// Headed shows browser windows; it needs a display.
-	Headed bool
-	// Width and Height are every tab's viewport in CSS pixels.
-	Width, Height int
-	// Scale is the device scale factor to emulate (default 1). Screenshots
-	// are always taken at ScreenshotScale regardless of it.
-	Scale float64
-	// ScreenshotScale is screenshot pixels per CSS pixel (default 1);
-	// ClickAt takes coordinates in these pixels.
-	ScreenshotScale float64
-	// CallTimeout bounds any call whose context has no deadline (default 30s).
-	CallTimeout time.Duration
-	// SettleTimeout bounds the wait after an action (default 3s).
-	SettleTimeout time.Duration
-	// AllowSchemes lists URL schemes allowed besides http, https, about and
-	// data, for example "file" or "chrome". javascript: is never allowed.
-	AllowSchemes []string
-	// DisableSiteIsolation turns off Chromium's site-per-process isolation
-	// in a launched browser, so cross-site iframes share their page's
-	// process. Observation works either way (out-of-process iframes are
-	// attached as targets of their own); isolation stays on by default
-	// because the profile may hold the person's logins.
-	DisableSiteIsolation bool
-	// Flags are extra Chromium command-line switches.
-	Flags map[string]any
-	// Logf receives diagnostic lines; nil discards them.
-	Logf func(format string, args ...any)
-}
-
-func (o *Options) defaults() {
-	if o.Width <= 0 {
-		o.Width = 1280
-	}
-	if o.Height <= 0 {
-		o.Height = 800
-	}
-	if o.Scale <= 0 {
-		o.Scale = 1
-	}
-	if o.ScreenshotScale <= 0 {
-		o.ScreenshotScale = 1
-	}
-	if o.CallTimeout <= 0 {
-		o.CallTimeout = 30 * time.Second
-	}
-	if o.SettleTimeout <= 0 {
-		o.SettleTimeout = 3 * time.Second
-	}
-	if o.Logf == nil {
-		o.Logf = func(string, ...any) {}
-	}
-}
-
-// FindChrome returns the path of a Chromium or Chrome executable: the
-// VROOM_CHROME variable first, then the usual install locations of Linux,
-// macOS and Windows, then the PATH.
-func FindChrome() (string, error) {
-	if p := os.Getenv("VROOM_CHROME"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("VROOM_CHROME=%s: %w", p, ErrNoBrowser)
-		}
-		return p, nil
-	}
-	var candidates []string
-	switch runtime.GOOS {
-	case "darwin":
-		candidates = []string{
-			"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-			"/Applications/Chromium.app/Contents/MacOS/Chromium",
-			"/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
-			"/Applications/Brave Browser.app/Contents/MacOS/Brave Browser",
-		}
-	case "windows":
-		for _, env := range []string{"ProgramFiles", "ProgramFiles(x86)", "LocalAppData"} {
-			if dir := os.Getenv(env); dir != "" {
-				candidates = append(candidates,
-					filepath.Join(dir, `Google\Chrome\Application\chrome.exe`),
-					filepath.Join(dir, `Chromium\Application\chrome.exe`),
-					filepath.Join(dir, `Microsoft\Edge\Application\msedge.exe`))
-			}
-		}
-	default:
-		// Debian's /usr/bin/chromium is a shell wrapper; the real binary
-		// starts faster and reports errors directly.
-		candidates = []string{
-			"/usr/lib/chromium/chromium",
-			"/usr/lib/chromium-browser/chromium-browser",
-			"/opt/google/chrome/chrome",
-			"/snap/bin/chromium",
-		}
-	}
-	for _, c := range candidates {
-		if st, err := os.Stat(c); err == nil && !st.IsDir() {
-			return c, nil
-		}
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome", "msedge"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-	}
-	return "", ErrNoBrowser
-}
 
 // Browser is one Chromium, launched or connected. Its tabs are listed,
 // opened, leased and closed through it. It is safe for concurrent use.
@@ -141,14 +20,17 @@ type Browser struct {
 	opts   Options
 	parent context.Context
 
-	mu       sync.Mutex
-	run      *session
-	tabs     map[string]*Tab
-	order    []string
-	subs     map[*subscriber]struct{}
-	pending  map[string]string // popup target -> opener, seen before attach
-	closed   bool
-	closeErr error
+	mu      sync.Mutex
+	run     *session
+	tabs    map[string]*Tab
+	order   []string
+	subs    map[*subscriber]struct{}
+	pending map[string]string // popup target -> opener, seen before attach
+	closed  bool
+	// closeErr is what the first Close met; closeDone is closed once it
+	// is set, so a Close racing the first returns the same answer.
+	closeErr  error
+	closeDone chan struct{}
 }
 
 // session is one life of the browser process; Relaunch replaces it.
@@ -168,11 +50,17 @@ type session struct {
 // closes the browser, so the context tree mirrors app → browser → tab.
 func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	opts.defaults()
-	b := &Browser{opts: opts, parent: ctx, tabs: map[string]*Tab{}, subs: map[*subscriber]struct{}{}, pending: map[string]string{}}
+	b := &Browser{opts: opts, parent: ctx, tabs: map[string]*Tab{}, subs: map[*subscriber]struct{}{}, pending: map[string]string{},
+		closeDone: make(chan struct{})}
 	if err := b.start(ctx); err != nil {
 		return nil, err
 	}
-	context.AfterFunc(ctx, func() { b.Close() })
+	context.AfterFunc(ctx, func() {
+		// Nobody waits for this Close; a later Close returns the same error.
+		if err := b.Close(); err != nil {
+			b.opts.Logf("%v", err)
+		}
+	})
 	return b, nil
 }
 
@@ -183,59 +71,6 @@ func Connect(ctx context.Context, wsURL string, opts Options) (*Browser, error) 
 	}
 	opts.RemoteURL = wsURL
 	return Launch(ctx, opts)
-}
-
-func (b *Browser) allocator(parent context.Context) (context.Context, context.CancelFunc, error) {
-	o := b.opts
-	if o.RemoteURL != "" {
-		ctx, cancel := remote.NewAllocator(parent, o.RemoteURL, remote.WithDialTimeout(10*time.Second))
-		return ctx, cancel, nil
-	}
-	path := o.ExecPath
-	if path == "" {
-		p, err := FindChrome()
-		if err != nil {
-			return nil, nil, err
-		}
-		path = p
-	}
-	flags := slices.Clone(chromedp.DefaultExecAllocatorOptions[:])
-	disabled := "Translate,BlinkGenPropertyTrees,MediaRouter,OptimizationHints,AutofillServerCommunication"
-	if o.DisableSiteIsolation {
-		disabled += ",SitePerProcess,IsolateOrigins"
-		flags = append(flags, chromedp.Flag("disable-site-isolation-trials", true))
-	}
-	flags = append(flags,
-		chromedp.ExecPath(path),
-		chromedp.DisableGPU,
-		// A closed network: no update checks, sync, QUIC probes or
-		// field trials, which otherwise retry forever.
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-features", disabled),
-		chromedp.Flag("disable-domain-reliability", true),
-		chromedp.Flag("no-pings", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("mute-audio", true),
-		chromedp.WindowSize(o.Width, o.Height),
-	)
-	if os.Geteuid() == 0 {
-		flags = append(flags, chromedp.NoSandbox)
-	}
-	if o.ProfileDir != "" {
-		if err := os.MkdirAll(o.ProfileDir, 0o700); err != nil {
-			return nil, nil, fmt.Errorf("profile dir: %w", err)
-		}
-		flags = append(flags, chromedp.UserDataDir(o.ProfileDir))
-	}
-	if o.Headed {
-		flags = append(flags, chromedp.VisibleWindow)
-	}
-	for k, v := range o.Flags {
-		flags = append(flags, chromedp.Flag(k, v))
-	}
-	ctx, cancel := chromedp.NewExecAllocator(parent, flags...)
-	return ctx, cancel, nil
 }
 
 func (b *Browser) start(ctx context.Context) error {
@@ -290,16 +125,26 @@ func (b *Browser) start(ctx context.Context) error {
 	if _, err := b.adopt(startCtx, s, s.rootID, ""); err != nil {
 		return err
 	}
-	// A remote browser or a restored profile can hold tabs already.
-	res, err := cdp.Call(startCtx, c.Browser, target.GetTargets, target.GetTargetsParams{})
-	if err == nil {
-		for _, info := range res.TargetInfos {
-			if info.Type == "page" && string(info.TargetID) != s.rootID {
-				b.adopt(startCtx, s, string(info.TargetID), string(info.OpenerID))
+	b.adoptExisting(startCtx, s)
+	return nil
+}
+
+// adoptExisting adopts the tabs a remote browser or a restored profile
+// holds already. The browser works without them, so a failure is logged:
+// such a tab is missing from the list, and the launch goes on.
+func (b *Browser) adoptExisting(ctx context.Context, s *session) {
+	res, err := cdp.Call(ctx, chromedp.FromContext(s.ctx).Browser, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		b.opts.Logf("launch: list existing tabs: %v", err)
+		return
+	}
+	for _, info := range res.TargetInfos {
+		if info.Type == "page" && string(info.TargetID) != s.rootID {
+			if _, err := b.adopt(ctx, s, string(info.TargetID), string(info.OpenerID)); err != nil {
+				b.opts.Logf("launch: %v", err)
 			}
 		}
 	}
-	return nil
 }
 
 // lost fails every tab of the session once the browser is gone.
@@ -367,8 +212,10 @@ func (b *Browser) Relaunch(ctx context.Context) error {
 	b.mu.Unlock()
 	if old != nil {
 		b.lost(old, fmt.Errorf("%w: relaunched", ErrBrowserClosed))
-		old.cancel()
-		old.allocCancel()
+		// The old browser is gone whatever its contexts met on the way out.
+		if err := old.stop(b.opts.RemoteURL != ""); err != nil {
+			b.opts.Logf("relaunch: stop the old browser: %v", err)
+		}
 	}
 	if err := b.start(ctx); err != nil {
 		return fmt.Errorf("relaunch: %w", err)
@@ -376,11 +223,15 @@ func (b *Browser) Relaunch(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the browser (or disconnects from a remote one) and every tab.
+// Close closes the browser (or disconnects from a remote one) and every
+// tab. It returns what disconnecting met (a remote browser's first tab
+// that would not close, say); a launched Chromium is killed, which cannot
+// fail. Every call returns the first one's answer.
 func (b *Browser) Close() error {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
+		<-b.closeDone
 		return b.closeErr
 	}
 	b.closed = true
@@ -388,15 +239,37 @@ func (b *Browser) Close() error {
 	subs := b.subs
 	b.subs = map[*subscriber]struct{}{}
 	b.mu.Unlock()
+	var err error
 	if s != nil {
+		alive := !b.gone(s)
 		b.lost(s, fmt.Errorf("%w: closed", ErrBrowserClosed))
-		s.cancel()
-		s.allocCancel()
+		// Disconnecting from a browser that had died fails, and says
+		// nothing its death did not.
+		if serr := s.stop(b.opts.RemoteURL != ""); serr != nil && alive {
+			err = fmt.Errorf("close browser: %w", serr)
+		}
 	}
 	for sub := range subs {
 		sub.close()
 	}
-	return nil
+	b.closeErr = err
+	close(b.closeDone)
+	return err
+}
+
+// stop ends the session's contexts. A launched Chromium is killed with
+// its context; a remote one is disconnected from, closing the tab the
+// session opened, and what that met is returned. (chromedp.Cancel on a
+// launched browser's context would ask Chromium to shut down gracefully
+// instead, which is slower and not what Close has always done.)
+func (s *session) stop(remote bool) error {
+	var err error
+	if remote {
+		err = chromedp.Cancel(s.ctx)
+	}
+	s.cancel()
+	s.allocCancel()
+	return err
 }
 
 func (b *Browser) session() (*session, error) {
@@ -432,7 +305,7 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 		}
 		if info.OpenerID != "" {
 			// A popup: adopt it even though nobody asked for it.
-			go b.adopt(s.ctx, s, id, string(info.OpenerID))
+			go b.adoptPopup(s, id, string(info.OpenerID))
 		}
 	case *target.EventTargetInfoChanged:
 		info := ev.TargetInfo
@@ -515,6 +388,15 @@ func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Ta
 		b.emit(Event{Kind: TabOpened, Tab: t.Info()})
 	}
 	return t, nil
+}
+
+// adoptPopup adopts a tab a page opened, which nobody asked for and so
+// nobody waits on: a failure is logged, and the popup stays out of the
+// list (adopt has already dropped it).
+func (b *Browser) adoptPopup(s *session, id, opener string) {
+	if _, err := b.adopt(s.ctx, s, id, opener); err != nil {
+		b.opts.Logf("popup of %s: %v", opener, err)
+	}
 }
 
 // Open opens a new tab at url ("" or about:blank for an empty one).

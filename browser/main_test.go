@@ -15,6 +15,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/runtime"
+
+	"vroom/internal/testenv"
 )
 
 // One Chromium per test binary; every test opens its own tab.
@@ -30,11 +32,10 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	if _, err := FindChrome(); err != nil {
-		if os.Getenv("CI") == "true" {
-			fmt.Fprintln(os.Stderr, "browser tests need Chromium in CI:", err)
+		// Every test here needs Chromium: none runs without it.
+		if testenv.MainMissing(fmt.Sprintf("Chromium (%v)", err)) {
 			return 1
 		}
-		fmt.Fprintln(os.Stderr, "skipping browser tests:", err)
 		return 0
 	}
 	site = httptest.NewServer(fixtures())
@@ -49,8 +50,12 @@ func run(m *testing.M) int {
 		return 1
 	}
 	testBrowser = b
-	defer b.Close()
-	return m.Run()
+	code := m.Run()
+	if err := b.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "close:", err)
+		return max(code, 1)
+	}
+	return code
 }
 
 func fixtures() http.Handler {

@@ -158,6 +158,8 @@ func (t *Tab) attach(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 		return err
 	}
+	// Without a detach channel, a tab closed elsewhere is still dropped on
+	// its TargetDestroyed event.
 	if ch, err := chromedp.Detached(t.ctx); err == nil {
 		go func() {
 			select {
@@ -167,6 +169,8 @@ func (t *Tab) attach(ctx context.Context) error {
 			}
 		}()
 	}
+	// The title and URL are a head start; target events fill them in
+	// anyway, so a failure here costs nothing.
 	if info, err := cdp.Call(ctx, chromedp.FromContext(t.s.ctx).Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(t.id)}); err == nil && info.TargetInfo != nil {
 		t.mu.Lock()
 		t.info.URL, t.info.Title = info.TargetInfo.URL, info.TargetInfo.Title
@@ -210,6 +214,8 @@ func (t *Tab) refreshInfo() {
 		Expression:    `(() => { const l = document.querySelector('link[rel~="icon"]'); return {fav: l ? l.href : (location.protocol.startsWith('http') ? location.origin + '/favicon.ico' : ''), title: document.title, url: location.href}; })()`,
 		ReturnByValue: new(true), Silent: new(true),
 	})
+	// Best effort: a page navigating again cannot answer, and its next
+	// load or target event brings the info anyway.
 	if err != nil || res.Result == nil {
 		return
 	}
@@ -223,84 +229,6 @@ func (t *Tab) refreshInfo() {
 			ti.Favicon, ti.Title, ti.URL = v.Fav, v.Title, v.URL
 			return ch
 		})
-	}
-}
-
-// ownerKey carries the caller's identity for lease checks.
-type ownerKey struct{}
-
-// WithOwner returns a context whose calls act as owner (an agent id, or
-// "user" for the person). Calls on a tab leased to someone else fail.
-func WithOwner(ctx context.Context, owner string) context.Context {
-	return context.WithValue(ctx, ownerKey{}, owner)
-}
-
-// OwnerFrom returns the owner set by WithOwner, or "".
-func OwnerFrom(ctx context.Context) string {
-	o, _ := ctx.Value(ownerKey{}).(string)
-	return o
-}
-
-// Lease is exclusive use of a tab by one owner for a whole
-// read-think-act sequence.
-type Lease struct {
-	t     *Tab
-	owner string
-	ctx   context.Context
-	stop  func() bool
-	once  sync.Once
-}
-
-// Owner is the lease holder.
-func (l *Lease) Owner() string { return l.owner }
-
-// Release gives the tab back. It is safe to call more than once.
-func (l *Lease) Release() {
-	l.once.Do(func() {
-		l.stop()
-		t := l.t
-		t.mu.Lock()
-		if t.lease == l {
-			t.lease = nil
-		}
-		t.mu.Unlock()
-		t.b.emit(Event{Kind: TabReleased, Tab: t.Info()})
-	})
-}
-
-// Lease gives owner exclusive use of the tab until Release or until ctx
-// ends. Anyone else's calls get a *LeaseError (ErrTabLeased). Leasing a tab
-// the owner already holds returns the existing lease.
-func (t *Tab) Lease(ctx context.Context, owner string) (*Lease, error) {
-	if owner == "" {
-		return nil, fmt.Errorf("lease %s: %w: empty owner", t.id, ErrBadArgument)
-	}
-	if err := context.Cause(t.dead); err != nil {
-		return nil, fmt.Errorf("lease %s: %w", t.id, err)
-	}
-	t.mu.Lock()
-	if l := t.lease; l != nil {
-		t.mu.Unlock()
-		if l.owner == owner {
-			return l, nil
-		}
-		return nil, &LeaseError{Tab: t.id, Holder: l.owner}
-	}
-	l := &Lease{t: t, owner: owner, ctx: ctx}
-	t.lease = l
-	t.mu.Unlock()
-	l.stop = context.AfterFunc(ctx, l.Release)
-	t.b.emit(Event{Kind: TabLeased, Tab: t.Info()})
-	return l, nil
-}
-
-// handPopup gives a popup to whoever holds the opener.
-func (t *Tab) handPopup(p *Tab) {
-	t.mu.Lock()
-	l := t.lease
-	t.mu.Unlock()
-	if l != nil {
-		p.Lease(l.ctx, l.owner)
 	}
 }
 
@@ -399,6 +327,9 @@ func (t *Tab) frames(ctx context.Context) ([]*cdp.Frame, error) {
 		// Launched without site isolation: every frame is in this target.
 		return out, nil
 	}
+	// Without the browser's target list (or an iframe's session, below),
+	// out-of-process frames are left out and the rest of the page is
+	// still seen: better than no observation at all.
 	infos, err := cdp.Call(ctx, chromedp.FromContext(t.s.ctx).Browser, target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
 		return out, nil
@@ -465,6 +396,8 @@ func (t *Tab) oopif(ctx context.Context, id target.ID) (*chromedp.Target, error)
 	if s := t.oopifs[id]; s != nil {
 		return s, nil
 	}
+	// No cancel: the session lives as long as the tab, whose context
+	// (t.ctx) ends it.
 	octx, _ := chromedp.NewContext(t.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())
 	done := make(chan error, 1)
 	go func() { done <- chromedp.Do(octx) }()

@@ -323,7 +323,10 @@ func TestBrowserDeathAndRelaunch(t *testing.T) {
 func TestRemote(t *testing.T) {
 	t.Parallel()
 	ctx := tctxFor(t, 90*time.Second)
-	path, _ := FindChrome()
+	path, err := FindChrome()
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Not t.TempDir: Chromium's helpers can still be writing to the profile
 	// for a moment after the group is killed.
 	dir, err := os.MkdirTemp("", "vroom-remote-")
@@ -361,7 +364,16 @@ func TestRemote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	defer func() {
+		// Disconnecting closes the tab Connect opened, and says if it
+		// could not; a second Close gives the same answer.
+		if err := b.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		if err := b.Close(); err != nil {
+			t.Errorf("second close: %v", err)
+		}
+	}()
 	if l := b.Tabs(TabQuery{}); l.Matched < 1 {
 		t.Errorf("remote tabs: %s", l)
 	}

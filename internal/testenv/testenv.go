@@ -1,31 +1,48 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 )
 
-// strict reports whether a missing component is a failure: in CI, or inside
-// build/testenv.sh, which promises every component.
-func strict() bool {
+// Strict reports whether a missing component is a failure rather than a
+// skip: in CI, or inside build/testenv.sh (VROOM_TESTENV), which promises
+// every component.
+func Strict() bool {
 	return os.Getenv("CI") == "true" || os.Getenv("VROOM_TESTENV") != ""
 }
 
-func missing(tb testing.TB, what string) {
+// Missing fails tb in strict mode and skips it otherwise, naming what is
+// missing.
+func Missing(tb testing.TB, what string) {
 	tb.Helper()
-	if strict() {
+	if Strict() {
 		tb.Fatalf("%s is missing: run the tests through build/testenv.sh (make test)", what)
 	}
 	tb.Skipf("%s is missing; run `make test` for the whole suite", what)
+}
+
+// MainMissing is Missing for a TestMain, which has no testing.TB. It says
+// on stderr what is missing and reports whether that is fatal: in strict
+// mode the TestMain must exit non-zero; otherwise it goes on without the
+// tests that need the component (or exits 0 when they all do).
+func MainMissing(what string) (fatal bool) {
+	if Strict() {
+		fmt.Fprintf(os.Stderr, "testenv: %s is missing: run the tests through build/testenv.sh (make test)\n", what)
+		return true
+	}
+	fmt.Fprintf(os.Stderr, "testenv: %s is missing; the tests that need it skip (run `make test` for the whole suite)\n", what)
+	return false
 }
 
 // NeedDisplay requires an X display (Xvfb under make test).
 func NeedDisplay(tb testing.TB) {
 	tb.Helper()
 	if os.Getenv("DISPLAY") == "" {
-		missing(tb, "an X display (DISPLAY)")
+		Missing(tb, "an X display (DISPLAY)")
 	}
 }
 
@@ -34,7 +51,7 @@ func NeedDisplay(tb testing.TB) {
 func NeedSecretService(tb testing.TB) {
 	tb.Helper()
 	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
-		missing(tb, "a D-Bus session with a Secret Service")
+		Missing(tb, "a D-Bus session with a Secret Service")
 	}
 }
 
@@ -44,21 +61,6 @@ func NeedPulse(tb testing.TB) {
 	tb.Helper()
 	out, err := exec.Command("pactl", "list", "short", "sinks").Output()
 	if err != nil || !strings.Contains(string(out), "vroom_speaker") || !strings.Contains(string(out), "vroom_micfeed") {
-		missing(tb, "PulseAudio with the vroom_speaker and vroom_micfeed sinks")
+		Missing(tb, "PulseAudio with the vroom_speaker and vroom_micfeed sinks")
 	}
-}
-
-// Chromium returns the Chromium the tests drive: VROOM_CHROME, or Debian's.
-func Chromium(tb testing.TB) string {
-	tb.Helper()
-	for _, p := range []string{os.Getenv("VROOM_CHROME"), "/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/google-chrome"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	missing(tb, "Chromium (apt-get install chromium)")
-	return ""
 }

@@ -1,0 +1,195 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+)
+
+// Options configures a Browser. The zero value launches a headless Chromium
+// with a throwaway profile and a 1280x800 viewport.
+type Options struct {
+	// ExecPath is the Chromium executable; empty means FindChrome.
+	ExecPath string
+	// RemoteURL, when set, is a ws:// CDP endpoint (a browser farm such as
+	// browserless or a Selenium Grid node) to connect to instead of
+	// launching a browser.
+	RemoteURL string
+	// ProfileDir is a persistent user data directory (kept between runs, so
+	// logins survive); empty means a throwaway profile.
+	ProfileDir string
+	// Headed shows browser windows; it needs a display.
+	Headed bool
+	// Width and Height are every tab's viewport in CSS pixels.
+	Width, Height int
+	// Scale is the device scale factor to emulate (default 1). Screenshots
+	// are always taken at ScreenshotScale regardless of it.
+	Scale float64
+	// ScreenshotScale is screenshot pixels per CSS pixel (default 1);
+	// ClickAt takes coordinates in these pixels.
+	ScreenshotScale float64
+	// CallTimeout bounds any call whose context has no deadline (default 30s).
+	CallTimeout time.Duration
+	// SettleTimeout bounds the wait after an action (default 3s).
+	SettleTimeout time.Duration
+	// AllowSchemes lists URL schemes allowed besides http, https, about and
+	// data, for example "file" or "chrome". javascript: is never allowed.
+	AllowSchemes []string
+	// DisableSiteIsolation turns off Chromium's site-per-process isolation
+	// in a launched browser, so cross-site iframes share their page's
+	// process. Observation works either way (out-of-process iframes are
+	// attached as targets of their own); isolation stays on by default
+	// because the profile may hold the person's logins.
+	DisableSiteIsolation bool
+	// Flags are extra Chromium command-line switches.
+	Flags map[string]any
+	// Logf receives diagnostic lines; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+func (o *Options) defaults() {
+	if o.Width <= 0 {
+		o.Width = 1280
+	}
+	if o.Height <= 0 {
+		o.Height = 800
+	}
+	if o.Scale <= 0 {
+		o.Scale = 1
+	}
+	if o.ScreenshotScale <= 0 {
+		o.ScreenshotScale = 1
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = 30 * time.Second
+	}
+	if o.SettleTimeout <= 0 {
+		o.SettleTimeout = 3 * time.Second
+	}
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+}
+
+// FindChrome returns the path of a Chromium or Chrome executable: the
+// VROOM_CHROME variable first, then the usual install locations of Linux,
+// macOS and Windows, then the PATH.
+func FindChrome() (string, error) {
+	if p := os.Getenv("VROOM_CHROME"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("VROOM_CHROME=%s: %w", p, ErrNoBrowser)
+		}
+		return p, nil
+	}
+	files, names := chromePaths(runtime.GOOS, os.Getenv)
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && !st.IsDir() {
+			return f, nil
+		}
+	}
+	for _, name := range names {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNoBrowser
+}
+
+// chromePaths is where FindChrome looks on goos: install locations, in
+// order, then program names for the PATH; getenv reads Windows' program
+// folders. internal/testenv keeps a copy for the tests (it may not import
+// this package); TestChromePathsMatchTestenv keeps the two equal.
+func chromePaths(goos string, getenv func(string) string) (files, names []string) {
+	switch goos {
+	case "darwin":
+		files = []string{
+			"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+			"/Applications/Chromium.app/Contents/MacOS/Chromium",
+			"/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
+			"/Applications/Brave Browser.app/Contents/MacOS/Brave Browser",
+		}
+	case "windows":
+		for _, env := range []string{"ProgramFiles", "ProgramFiles(x86)", "LocalAppData"} {
+			if dir := getenv(env); dir != "" {
+				files = append(files,
+					filepath.Join(dir, `Google\Chrome\Application\chrome.exe`),
+					filepath.Join(dir, `Chromium\Application\chrome.exe`),
+					filepath.Join(dir, `Microsoft\Edge\Application\msedge.exe`))
+			}
+		}
+	default:
+		// Debian's /usr/bin/chromium is a shell wrapper; the real binary
+		// starts faster and reports errors directly.
+		files = []string{
+			"/usr/lib/chromium/chromium",
+			"/usr/lib/chromium-browser/chromium-browser",
+			"/opt/google/chrome/chrome",
+			"/snap/bin/chromium",
+		}
+	}
+	names = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome", "msedge"}
+	return files, names
+}
+
+// allocator is chromedp's allocator for the options: a remote endpoint, or
+// a Chromium process with Vroom's flags.
+func (b *Browser) allocator(parent context.Context) (context.Context, context.CancelFunc, error) {
+	o := b.opts
+	if o.RemoteURL != "" {
+		ctx, cancel := remote.NewAllocator(parent, o.RemoteURL, remote.WithDialTimeout(10*time.Second))
+		return ctx, cancel, nil
+	}
+	path := o.ExecPath
+	if path == "" {
+		p, err := FindChrome()
+		if err != nil {
+			return nil, nil, err
+		}
+		path = p
+	}
+	flags := slices.Clone(chromedp.DefaultExecAllocatorOptions[:])
+	disabled := "Translate,BlinkGenPropertyTrees,MediaRouter,OptimizationHints,AutofillServerCommunication"
+	if o.DisableSiteIsolation {
+		disabled += ",SitePerProcess,IsolateOrigins"
+		flags = append(flags, chromedp.Flag("disable-site-isolation-trials", true))
+	}
+	flags = append(flags,
+		chromedp.ExecPath(path),
+		chromedp.DisableGPU,
+		// A closed network: no update checks, sync, QUIC probes or
+		// field trials, which otherwise retry forever.
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-features", disabled),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.WindowSize(o.Width, o.Height),
+	)
+	if os.Geteuid() == 0 {
+		flags = append(flags, chromedp.NoSandbox)
+	}
+	if o.ProfileDir != "" {
+		if err := os.MkdirAll(o.ProfileDir, 0o700); err != nil {
+			return nil, nil, fmt.Errorf("profile dir: %w", err)
+		}
+		flags = append(flags, chromedp.UserDataDir(o.ProfileDir))
+	}
+	if o.Headed {
+		flags = append(flags, chromedp.VisibleWindow)
+	}
+	for k, v := range o.Flags {
+		flags = append(flags, chromedp.Flag(k, v))
+	}
+	ctx, cancel := chromedp.NewExecAllocator(parent, flags...)
+	return ctx, cancel, nil
+}
