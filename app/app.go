@@ -32,7 +32,8 @@ type App struct {
 	offer    *LocalServer // a local server to offer when no key is configured
 	opts     Options
 	emitter  Emitter
-	sess     *session // the browser, live view, run and cards while the window is open
+	sess     *session // the browser, live view and run while the window is open
+	cards    *cards   // what waits for the person's answer; it has its own lock
 }
 
 // Options configure an App. Zero values pick the production choices.
@@ -83,7 +84,7 @@ func New(o Options) *App {
 	if o.TabsCoalesce <= 0 {
 		o.TabsCoalesce = 50 * time.Millisecond
 	}
-	return &App{
+	a := &App{
 		opts:     o,
 		emitter:  o.Emitter,
 		log:      o.Log,
@@ -93,6 +94,8 @@ func New(o Options) *App {
 		settings: DefaultSettings(),
 		ctx:      context.Background(),
 	}
+	a.cards = newCards(a.emit)
+	return a
 }
 
 // startup loads settings and the key, and looks for a local model server

@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -37,10 +36,6 @@ Exit status: 0 when the run succeeded, 1 when it failed, 2 on bad usage.
 
 flags:
 `
-
-// closeGrace bounds closing a run's tabs and browser after it ends or is
-// interrupted: Ctrl-C must leave nothing running within 2 s.
-const closeGrace = 1500 * time.Millisecond
 
 // runOptions is a parsed `vroom run` command line.
 type runOptions struct {
@@ -205,234 +200,161 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 		fmt.Fprintf(stderr, "vroom run: %v\nrun 'vroom run -h' for help\n", err)
 		return 2
 	}
-
-	key, err := env.Key(ctx)
-	if err != nil && !errors.Is(err, ErrNoKey) {
-		fmt.Fprintln(stderr, "vroom run:", err)
-		return 1
-	}
-	if key == "" && !isLocal(o.BaseURL) {
-		fmt.Fprintf(stderr, "vroom run: no API key for %s: set OPENAI_API_KEY, store one in the app's settings, or point --base-url at a local server\n", o.BaseURL)
-		return 1
-	}
-
-	runID := agents.NewRunID(time.Now())
-	log, err := agents.CreateRunLog(filepath.Join(env.DataDir, "runs"), runID, nil)
-	if err != nil {
-		fmt.Fprintln(stderr, "vroom run:", err)
-		return 1
-	}
-	log.Redact(key)
-	defer log.Close()
-
 	b := env.Browser
 	if b == nil {
-		bo := browser.Options{Headed: o.ShowBrowser}
-		if o.Profile == "persistent" {
-			bo.ProfileDir = filepath.Join(env.DataDir, "profile")
-		}
 		// The browser outlives ctx's cancellation by the grace period, so
 		// the run's tabs can be closed in order.
-		b, err = browser.Launch(context.WithoutCancel(ctx), bo)
+		b, err = browser.Launch(context.WithoutCancel(ctx), o.browserOptions(env.DataDir))
 		if err != nil {
 			fmt.Fprintln(stderr, "vroom run:", err)
 			return 1
 		}
-		defer b.Close()
+		defer closeBrowser(b, stderr)
 	}
-
-	st := env.Settings
-	models := map[agents.Role]string{agents.RolePlanner: o.PlannerModel, agents.RoleExecutor: o.Model}
-	if st.VisionModel != "" {
-		models[agents.RoleVision] = st.VisionModel
-	}
-	policy := env.Policy
-	policy.AllowIrreversible = o.AllowIrreversible
-	budget := agents.Budget{Steps: o.MaxSteps, Tokens: st.Budgets.MaxRunTokens, Cost: st.Budgets.MaxRunCostUSD}
-	if st.Budgets.MaxRunMinutes > 0 {
-		budget.Wall = time.Duration(st.Budgets.MaxRunMinutes) * time.Minute
-	}
-
 	// The run has its own lifetime: ctx's end (Ctrl-C) reaches it through
 	// Execute, which kills it in order and logs why.
-	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelRun()
-	tabs := NewTabs(runCtx, b, browser.ObserveOptions{})
-	cfg := agents.Config{
-		Model:     agents.NewModel(agents.ModelConfig{BaseURL: o.BaseURL, APIKey: key, Models: models}),
-		Tabs:      tabs,
-		Log:       log,
-		Policy:    policy,
-		Budget:    budget,
-		MaxAgents: o.MaxAgents,
-	}
-	var v *voice.Voice
-	if o.Voice {
-		v, err = voice.New(runCtx, voice.Config{BaseURL: agents.NormalizeBaseURL(o.BaseURL), APIKey: key,
-			TTSModel: st.TTSModel, Voices: st.Voices, STTModel: st.STTModel})
-		if err != nil {
-			fmt.Fprintf(stderr, "vroom run: no voice (%v); running text-only\n", err)
-			v = nil
-		} else {
-			defer v.Close()
-			cfg.Voice = speaker{v}
+	run, err := BuildRun(context.WithoutCancel(ctx), o.spec(env, b, newEventPrinter(stdout, o.JSON), stderr))
+	if err != nil {
+		if errors.Is(err, ErrNoAPIKey) {
+			err = fmt.Errorf("%w: set OPENAI_API_KEY, store one in the app's settings, or point --base-url at a local server", err)
 		}
+		fmt.Fprintln(stderr, "vroom run:", err)
+		return 1
 	}
-	run := agents.NewRun(runCtx, cfg)
 	if env.Stdin != nil {
-		go listen(runCtx, env.Stdin, run.Room(), v, o.PTT)
+		listenCtx, stopListening := context.WithCancel(ctx)
+		defer stopListening()
+		go listen(listenCtx, env.Stdin, run.Run.Room(), run.Voice, o.PTT)
 	}
-
-	// Blank tabs open while the planner thinks, so its spawns do not wait.
-	go tabs.Prewarm(runCtx, min(o.MaxAgents, 3))
-
-	subCtx, cancelSub := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelSub()
-	printed := make(chan struct{})
-	sub := run.Room().Subscribe(subCtx)
-	go func() {
-		defer close(printed)
-		printEvents(sub.C(), stdout, o.JSON)
-	}()
 	if !o.JSON {
-		fmt.Fprintf(stderr, "vroom run %s: log in %s\n", runID, filepath.Join(env.DataDir, "runs", runID+".jsonl"))
+		fmt.Fprintf(stderr, "vroom run %s: log in %s\n", run.ID, run.LogPath)
 	}
 	if env.Ready != nil {
-		env.Ready(run, tabs)
+		env.Ready(run.Run, run.Tabs)
 	}
-
-	res, err := run.Execute(ctx, o.Task)
-
-	// Every executor has stopped: close their tabs, within the grace,
-	// before a browser launched for the run shuts down (deferred above),
-	// which takes longer.
-	closeCtx, cancelClose := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
-	n := len(tabs.Opened())
-	if cerr := tabs.CloseOpened(closeCtx); cerr != nil {
-		fmt.Fprintln(stderr, "vroom run: closing tabs:", cerr)
-		log.Write(agents.LogRecord{Event: "tabs_closed", Text: fmt.Sprintf("%d tabs", n), Error: cerr.Error()})
-	} else {
-		log.Write(agents.LogRecord{Event: "tabs_closed", Text: fmt.Sprintf("%d tabs", n)})
-	}
-	cancelClose()
-	cancelRun()
-
-	// The run's last event is its end; let the printer reach it.
-	select {
-	case <-printed:
-	case <-time.After(time.Second):
-	}
-	cancelSub()
-
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintln(stderr, "vroom run: interrupted")
-		} else {
-			fmt.Fprintln(stderr, "vroom run:", err)
+	res, err := run.Execute(ctx)
+	// Every executor has stopped: Close closes their tabs, within the
+	// grace, before a browser launched for the run shuts down (deferred
+	// above), which takes longer.
+	if cerr := run.Close(); cerr != nil {
+		for _, e := range unjoin(cerr) {
+			fmt.Fprintln(stderr, "vroom run:", e)
 		}
-		return 1
 	}
-	if !res.Success {
-		return 1
-	}
-	return 0
+	return exitCode(ctx, res, err, stderr)
 }
 
-// printEvents writes one line per event until the run's end event or the
-// channel closes.
-func printEvents(events <-chan agents.Event, w io.Writer, asJSON bool) {
-	enc := json.NewEncoder(w)
-	procs := map[int]string{} // pid → its last printed state and tab
-	var usage agents.Usage
-	for e := range events {
-		switch d := e.Data.(type) {
-		case agents.Usage:
-			// The meter ticks at every model call: a terminal gets the
-			// total at the end.
-			usage = d
-			if !asJSON {
-				continue
-			}
-		case agents.ProcInfo:
-			k := string(d.State) + " " + d.Tab
-			if !asJSON && procs[d.PID] == k {
-				continue // only its meters changed
-			}
-			procs[d.PID] = k
-		case agents.RunInfo:
-			if !asJSON && d.State != "started" {
-				fmt.Fprintf(w, "%s %s\n", e.At.Format("15:04:05.000"), agents.FormatEvent(agents.Event{Kind: agents.EventUsage, Data: usage}))
-			}
-		}
-		if asJSON {
-			enc.Encode(e)
-		} else {
-			fmt.Fprintf(w, "%s %s\n", e.At.Format("15:04:05.000"), agents.FormatEvent(e))
-		}
-		if ri, ok := e.Data.(agents.RunInfo); ok && ri.State != "started" {
-			return
-		}
+// browserOptions is the browser a run launches for itself.
+func (o runOptions) browserOptions(dataDir string) browser.Options {
+	bo := browser.Options{Headed: o.ShowBrowser}
+	if o.Profile == "persistent" {
+		bo.ProfileDir = filepath.Join(dataDir, "profile")
+	}
+	return bo
+}
+
+// spec is the run the command line asks for: the settings with the flags
+// over them, headless (no confirmer: irreversible actions are denied
+// unless --allow-irreversible), its tabs closed at the end.
+func (o runOptions) spec(env runEnv, b *browser.Browser, p *eventPrinter, stderr io.Writer) RunSpec {
+	st := env.Settings
+	st.BaseURL, st.PlannerModel, st.ExecutorModel = o.BaseURL, o.PlannerModel, o.Model
+	st.Budgets.MaxAgents, st.Budgets.MaxStepsPerAgent = o.MaxAgents, o.MaxSteps
+	policy := env.Policy
+	policy.AllowIrreversible = o.AllowIrreversible
+	return RunSpec{
+		Task: o.Task, Browser: b, Settings: st, Key: env.Key, DataDir: env.DataDir, Policy: policy, Voice: o.Voice,
+		Events:    p.print,
+		Warn:      func(err error) { fmt.Fprintln(stderr, "vroom run:", err) },
+		Prewarm:   min(o.MaxAgents, 3),
+		CloseTabs: true,
 	}
 }
 
-// runReplay is `vroom replay RUN`: RUN is a run id, a run log's path, or
-// "last".
-func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(stderr, "usage: vroom replay RUN   (a run id, a run log's path, or last)")
-		if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
-			return 0
-		}
-		return 2
+// exitCode is vroom run's status for the run's outcome, saying on stderr
+// why a run that erred stopped.
+func exitCode(ctx context.Context, res agents.Result, err error, stderr io.Writer) int {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		fmt.Fprintln(stderr, "vroom run: interrupted")
+	case err != nil:
+		fmt.Fprintln(stderr, "vroom run:", err)
+	case res.Success:
+		return 0
 	}
-	dir, err := DataDir()
-	if err != nil {
-		fmt.Fprintln(stderr, "vroom replay:", err)
-		return 1
-	}
-	path, err := findRunLog(filepath.Join(dir, "runs"), args[0])
-	if err != nil {
-		fmt.Fprintln(stderr, "vroom replay:", err)
-		return 1
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		fmt.Fprintln(stderr, "vroom replay:", err)
-		return 1
-	}
-	defer f.Close()
-	recs, err := agents.ReadRunLog(f)
-	if err != nil {
-		fmt.Fprintln(stderr, "vroom replay:", err)
-		if len(recs) == 0 {
-			return 1
-		}
-	}
-	if err := agents.Replay(stdout, recs); err != nil {
-		fmt.Fprintln(stderr, "vroom replay:", err)
-		return 1
-	}
-	return 0
+	return 1
 }
 
-// findRunLog resolves a run id, "last" or a path to a run log file.
-func findRunLog(dir, run string) (string, error) {
-	if st, err := os.Stat(run); err == nil && !st.IsDir() {
-		return run, nil
+// unjoin lists the errors errors.Join put together, one per line to print.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
 	}
-	if run == "last" {
-		m, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-		if len(m) == 0 {
-			return "", fmt.Errorf("no runs in %s", dir)
+	return []error{err}
+}
+
+// closeBrowser closes a browser the command launched, saying on stderr
+// when it did not close cleanly.
+func closeBrowser(b *browser.Browser, stderr io.Writer) {
+	if err := b.Close(); err != nil {
+		fmt.Fprintln(stderr, "vroom run: closing the browser:", err)
+	}
+}
+
+// eventPrinter writes one line per event of a run: the time and the
+// event in words, or the event as a JSON line.
+type eventPrinter struct {
+	w     io.Writer
+	enc   *json.Encoder  // nil: lines in words
+	procs map[int]string // pid → its last printed state and tab
+	usage agents.Usage
+}
+
+func newEventPrinter(w io.Writer, asJSON bool) *eventPrinter {
+	p := &eventPrinter{w: w, procs: map[int]string{}}
+	if asJSON {
+		p.enc = json.NewEncoder(w)
+	}
+	return p
+}
+
+// print writes e, or nothing when it only moves a meter a terminal does
+// not show. A failed write (stdout closed) is returned: the run goes on,
+// and its end is reported on stderr.
+func (p *eventPrinter) print(e agents.Event) error {
+	if p.enc != nil {
+		if err := p.enc.Encode(e); err != nil {
+			return fmt.Errorf("print event: %w", err)
 		}
-		sort.Strings(m) // run ids sort by start time
-		return m[len(m)-1], nil
+		return nil
 	}
-	p := filepath.Join(dir, strings.TrimSuffix(run, ".jsonl")+".jsonl")
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("no run %q in %s", run, dir)
+	switch d := e.Data.(type) {
+	case agents.Usage:
+		// The meter ticks at every model call: a terminal gets the total
+		// at the end.
+		p.usage = d
+		return nil
+	case agents.ProcInfo:
+		k := string(d.State) + " " + d.Tab
+		if p.procs[d.PID] == k {
+			return nil // only its meters changed
+		}
+		p.procs[d.PID] = k
+	case agents.RunInfo:
+		if d.State != "started" {
+			if err := p.line(e.At, agents.Event{Kind: agents.EventUsage, Data: p.usage}); err != nil {
+				return err
+			}
+		}
 	}
-	return p, nil
+	return p.line(e.At, e)
+}
+
+func (p *eventPrinter) line(at time.Time, e agents.Event) error {
+	if _, err := fmt.Fprintf(p.w, "%s %s\n", at.Format("15:04:05.000"), agents.FormatEvent(e)); err != nil {
+		return fmt.Errorf("print event: %w", err)
+	}
+	return nil
 }
 
 // listen turns the person's input into corrections: a typed line is said

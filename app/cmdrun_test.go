@@ -280,6 +280,13 @@ func TestRunCommandSIGINT(t *testing.T) {
 	if !strings.Contains(out.String(), `"state":"failed"`) {
 		t.Fatalf("stdout lacks the run's end:\n%s", out.String())
 	}
+	checkSIGINTLog(t, dir, sent)
+}
+
+// checkSIGINTLog checks the run log of a run stopped by SIGINT at sent:
+// no key in it, and the kill and the closing of its tabs within 2 s.
+func checkSIGINTLog(t *testing.T, dir string, sent time.Time) {
+	t.Helper()
 	logs, _ := filepath.Glob(filepath.Join(dir, "runs", "*.jsonl"))
 	if len(logs) != 1 {
 		t.Fatalf("run logs %v", logs)

@@ -18,6 +18,7 @@ import (
 	"vroom/agents"
 	"vroom/browser"
 	"vroom/internal/modeltest"
+	"vroom/internal/testenv"
 )
 
 // cliEnv makes the test binary act as the vroom command, so `vroom run`
@@ -37,11 +38,9 @@ func TestMain(m *testing.M) {
 
 func runTests(m *testing.M) int {
 	if _, err := browser.FindChrome(); err != nil {
-		if os.Getenv("CI") == "true" || os.Getenv("VROOM_TESTENV") != "" { // make test, or CI: never skip
-			fmt.Fprintln(os.Stderr, "app tests need Chromium in CI:", err)
+		if testenv.MainMissing(fmt.Sprintf("Chromium (%v)", err)) {
 			return 1
 		}
-		fmt.Fprintln(os.Stderr, "browser tests will skip:", err)
 		return m.Run()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -60,10 +59,7 @@ func runTests(m *testing.M) int {
 func needBrowser(tb testing.TB) {
 	tb.Helper()
 	if testBrowser == nil {
-		if os.Getenv("CI") == "true" || os.Getenv("VROOM_TESTENV") != "" { // make test, or CI: never skip
-			tb.Fatal("Chromium is missing")
-		}
-		tb.Skip("Chromium is missing")
+		testenv.Missing(tb, "Chromium")
 	}
 }
 
@@ -93,15 +89,7 @@ func newSite(t testing.TB) *site {
 		s.mu.Unlock()
 		files.ServeHTTP(w, r)
 	})
-	mux.HandleFunc("/injection.html", func(w http.ResponseWriter, r *http.Request) {
-		b, err := os.ReadFile("testdata/injection.html")
-		if err != nil {
-			http.Error(w, err.Error(), 500)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		w.Write(bytes.ReplaceAll(b, []byte("{{ATTACKER}}"), []byte(s.attacker)))
-	})
+	mux.HandleFunc("/injection.html", s.injection)
 	mux.HandleFunc("POST /api/quote", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.quotes++
@@ -109,6 +97,38 @@ func newSite(t testing.TB) *site {
 		s.mu.Unlock()
 		json.NewEncoder(w).Encode(map[string]int{"quote": q})
 	})
+	s.handleAccount(mux)
+	s.handleSkillsAndCells(mux)
+	mux.HandleFunc("POST /api/order", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.orders++
+		s.mu.Unlock()
+	})
+	mux.HandleFunc("POST /api/delete-account", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.deletes++
+		s.mu.Unlock()
+		io.WriteString(w, "<p>Your account is gone.</p>")
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// injection serves injection.html with the attacker's address in it.
+func (s *site) injection(w http.ResponseWriter, r *http.Request) {
+	b, err := os.ReadFile("testdata/injection.html")
+	if err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html")
+	w.Write(bytes.ReplaceAll(b, []byte("{{ATTACKER}}"), []byte(s.attacker)))
+}
+
+// handleAccount serves signing in (a session cookie) and a signed-in
+// user's own data.
+func (s *site) handleAccount(mux *http.ServeMux) {
 	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "session", Value: "ada", Path: "/", HttpOnly: true})
 		http.Redirect(w, r, "/account.html", http.StatusFound)
@@ -139,6 +159,11 @@ func newSite(t testing.TB) *site {
 		s.notes[u] = append(s.notes[u], string(b))
 		s.mu.Unlock()
 	})
+}
+
+// handleSkillsAndCells serves the profile's skills and the spreadsheet's
+// cells.
+func (s *site) handleSkillsAndCells(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/skills", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		list := append([]string{}, s.skills...)
@@ -161,20 +186,6 @@ func newSite(t testing.TB) *site {
 		s.cells[c.Cell] = c.Value
 		s.mu.Unlock()
 	})
-	mux.HandleFunc("POST /api/order", func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.orders++
-		s.mu.Unlock()
-	})
-	mux.HandleFunc("POST /api/delete-account", func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.deletes++
-		s.mu.Unlock()
-		io.WriteString(w, "<p>Your account is gone.</p>")
-	})
-	s.Server = httptest.NewServer(mux)
-	t.Cleanup(s.Close)
-	return s
 }
 
 func (s *site) state(f func(s *site)) {

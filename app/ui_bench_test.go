@@ -44,9 +44,7 @@ func BenchmarkLiveTiles(b *testing.B) {
 				defer tab.Close(context.Background())
 				ids = append(ids, tab.ID())
 			}
-			var mu sync.Mutex
-			var delays []time.Duration
-			frames := 0
+			st := &tileStats{}
 			// Each iteration is one frame received, on any tile.
 			got := make(chan struct{}, 1024)
 			var wg sync.WaitGroup
@@ -59,32 +57,14 @@ func BenchmarkLiveTiles(b *testing.B) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					defer resp.Body.Close()
-					r := bufio.NewReader(resp.Body)
-					for {
-						h, _, err := readFrame(r)
-						if err != nil {
-							return
-						}
-						d := time.Since(time.UnixMilli(h.At))
-						mu.Lock()
-						delays = append(delays, d)
-						frames++
-						mu.Unlock()
-						select {
-						case got <- struct{}{}:
-						default:
-						}
-					}
+					st.read(resp.Body, got)
 				}()
 			}
 			// Warm up: the first frames of each tile are the load.
 			for range 4 * n {
 				<-got
 			}
-			mu.Lock()
-			delays, frames = delays[:0], 0
-			mu.Unlock()
+			st.reset()
 			cpu0 := cpuTime()
 			start := time.Now()
 			b.ResetTimer()
@@ -96,18 +76,58 @@ func BenchmarkLiveTiles(b *testing.B) {
 			cpu := cpuTime() - cpu0
 			cancel()
 			wg.Wait()
-			mu.Lock()
-			defer mu.Unlock()
-			slices.Sort(delays)
-			if len(delays) == 0 {
-				b.Fatal("no frames")
-			}
-			b.ReportMetric(float64(frames)/took.Seconds()/float64(n), "fps/tile")
-			b.ReportMetric(float64(delays[len(delays)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(delays[len(delays)*95/100].Microseconds())/1000, "p95-ms")
+			st.report(b, took, n)
 			b.ReportMetric(cpu.Seconds()/took.Seconds()*100, "app-cpu-%")
 		})
 	}
+}
+
+// tileStats gathers the frames the tiles' readers received.
+type tileStats struct {
+	mu     sync.Mutex
+	delays []time.Duration // capture to all bytes read, per frame
+	frames int
+}
+
+// read reads one tile's frame stream until it ends, recording each frame
+// and telling got (without blocking) that one arrived.
+func (st *tileStats) read(body io.ReadCloser, got chan<- struct{}) {
+	defer body.Close()
+	r := bufio.NewReader(body)
+	for {
+		h, _, err := readFrame(r)
+		if err != nil {
+			return
+		}
+		d := time.Since(time.UnixMilli(h.At))
+		st.mu.Lock()
+		st.delays = append(st.delays, d)
+		st.frames++
+		st.mu.Unlock()
+		select {
+		case got <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (st *tileStats) reset() {
+	st.mu.Lock()
+	st.delays, st.frames = st.delays[:0], 0
+	st.mu.Unlock()
+}
+
+// report gives the frame rate per tile and the delays' p50 and p95.
+func (st *tileStats) report(b *testing.B, took time.Duration, tiles int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	slices.Sort(st.delays)
+	if len(st.delays) == 0 {
+		b.Fatal("no frames")
+	}
+	b.ReportMetric(float64(st.frames)/took.Seconds()/float64(tiles), "fps/tile")
+	b.ReportMetric(float64(st.delays[len(st.delays)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(st.delays[len(st.delays)*95/100].Microseconds())/1000, "p95-ms")
 }
 
 // cpuTime is this process's user and system CPU time so far.

@@ -54,18 +54,7 @@ func TestSpokenCorrectionReachesEveryone(t *testing.T) {
 	needBrowser(t)
 	testenv.NeedPulse(t)
 	t.Parallel()
-
-	// A real spoken clip, padded with silence so the microphone is surely
-	// open before the words start.
-	dir := t.TempDir()
-	speech, clip := filepath.Join(dir, "speech.wav"), filepath.Join(dir, "clip.wav")
-	if out, err := exec.Command("espeak-ng", "-w", speech, "no, take the most recent repo").CombinedOutput(); err != nil {
-		t.Fatalf("espeak-ng: %v %s", err, out)
-	}
-	if out, err := exec.Command("sox", speech, clip, "pad", "0.6", "0.2").CombinedOutput(); err != nil {
-		t.Fatalf("sox: %v %s", err, out)
-	}
-	speechLen, _ := wavFileDuration(t, speech)
+	clip, speechLen := spokenClip(t, "no, take the most recent repo")
 
 	s := newSite(t)
 	srv := modeltest.New(t)
@@ -75,9 +64,56 @@ func TestSpokenCorrectionReachesEveryone(t *testing.T) {
 		map[string]any{"task": "find the most popular repo", "url": s.URL + "/quote.html"},
 		map[string]any{"task": "list its skills", "url": s.URL + "/quote.html"},
 	))
+	bothWaiting := scriptWaitForCorrection(srv, heard)
 
-	// Both executors wait in a model call until the person has spoken; the
-	// correction cancels the call and re-issues it with the text.
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	env := testEnv(t, srv)
+	env.Stdin = pr
+	userHasFloor := make(chan struct{})
+	env.Ready = func(run *agents.Run, _ *Tabs) { closeOnUserFloor(run, userHasFloor) }
+
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	person := make(chan error, 1)
+	go func() { person <- pushToTalk(ctx, t, pw, clip, bothWaiting, userHasFloor) }()
+
+	var out, errb bytes.Buffer
+	code := runTask(ctx, []string{"--voice", "--ptt", "find the most popular repo and list its skills"}, env, &out, &errb)
+	if err := <-person; err != nil {
+		t.Fatalf("the person never got to speak: %v\n%s\n%s", err, errb.String(), out.String())
+	}
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
+	}
+	checkUpload(t, srv, speechLen)
+	checkHeardByEveryone(t, srv, heard)
+	if !strings.Contains(out.String(), heard) {
+		t.Errorf("the transcript lines lack the correction:\n%s", out.String())
+	}
+}
+
+// spokenClip speaks text into a WAV file, padded with silence so the
+// microphone is surely open before the words start, and returns it with
+// the speech's own length.
+func spokenClip(t *testing.T, text string) (string, time.Duration) {
+	t.Helper()
+	dir := t.TempDir()
+	speech, clip := filepath.Join(dir, "speech.wav"), filepath.Join(dir, "clip.wav")
+	if out, err := exec.Command("espeak-ng", "-w", speech, text).CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v %s", err, out)
+	}
+	if out, err := exec.Command("sox", speech, clip, "pad", "0.6", "0.2").CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v %s", err, out)
+	}
+	speechLen, _ := wavFileDuration(t, speech)
+	return clip, speechLen
+}
+
+// scriptWaitForCorrection has both executors wait in a model call until
+// the person has spoken; the correction cancels the call and re-issues it
+// with the text, and they finish. The channel closes once both wait.
+func scriptWaitForCorrection(srv *modeltest.Server, heard string) <-chan struct{} {
 	var mu sync.Mutex
 	inFlight := map[string]bool{}
 	bothWaiting := make(chan struct{})
@@ -95,57 +131,48 @@ func TestSpokenCorrectionReachesEveryone(t *testing.T) {
 			mu.Unlock()
 			return modeltest.Slow(time.Minute, call("read_page"))
 		}})
+	return bothWaiting
+}
 
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	env := testEnv(t, srv)
-	env.Stdin = pr
-	userHasFloor := make(chan struct{})
-	env.Ready = func(run *agents.Run, _ *Tabs) {
-		sub := run.Room().Subscribe(context.Background())
-		go func() {
-			var once sync.Once
-			for e := range sub.C() {
-				if fs, ok := e.Data.(agents.FloorState); ok && e.Kind == agents.EventFloor && fs.Speaker == agents.User {
-					once.Do(func() { close(userHasFloor) })
-				}
-			}
-		}()
-	}
-
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	person := make(chan error, 1)
+// closeOnUserFloor closes c when the person takes the run's floor.
+func closeOnUserFloor(run *agents.Run, c chan struct{}) {
+	sub := run.Room().Subscribe(context.Background())
 	go func() {
-		person <- func() error {
-			select {
-			case <-bothWaiting:
-			case <-ctx.Done():
-				return ctx.Err()
+		var once sync.Once
+		for e := range sub.C() {
+			if fs, ok := e.Data.(agents.FloorState); ok && e.Kind == agents.EventFloor && fs.Speaker == agents.User {
+				once.Do(func() { close(c) })
 			}
-			io.WriteString(pw, "\n") // Enter: unmute
-			select {
-			case <-userHasFloor:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			if out, err := exec.CommandContext(ctx, "paplay", "-d", "vroom_micfeed", clip).CombinedOutput(); err != nil {
-				t.Errorf("paplay: %v %s", err, out)
-			}
-			io.WriteString(pw, "\n") // Enter: mute, transcribe
-			return nil
-		}()
+		}
 	}()
+}
 
-	var out, errb bytes.Buffer
-	code := runTask(ctx, []string{"--voice", "--ptt", "find the most popular repo and list its skills"}, env, &out, &errb)
-	if err := <-person; err != nil {
-		t.Fatalf("the person never got to speak: %v\n%s\n%s", err, errb.String(), out.String())
+// pushToTalk is the person at vroom run's terminal: once both executors
+// wait, Enter opens the microphone; once the floor is theirs, the clip
+// plays into the mic feed; Enter again closes it.
+func pushToTalk(ctx context.Context, t *testing.T, enter io.Writer, clip string, bothWaiting, userHasFloor <-chan struct{}) error {
+	select {
+	case <-bothWaiting:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	if code != 0 {
-		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
+	io.WriteString(enter, "\n") // Enter: unmute
+	select {
+	case <-userHasFloor:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
+	if out, err := exec.CommandContext(ctx, "paplay", "-d", "vroom_micfeed", clip).CombinedOutput(); err != nil {
+		t.Errorf("paplay: %v %s", err, out)
+	}
+	io.WriteString(enter, "\n") // Enter: mute, transcribe
+	return nil
+}
 
+// checkUpload checks the one clip sent for transcription: about the
+// speech's length, with speech in it.
+func checkUpload(t *testing.T, srv *modeltest.Server, speechLen time.Duration) {
+	t.Helper()
 	ups := srv.Uploads()
 	if len(ups) != 1 {
 		t.Fatalf("%d uploads to /audio/transcriptions, want 1", len(ups))
@@ -158,8 +185,13 @@ func TestSpokenCorrectionReachesEveryone(t *testing.T) {
 		t.Errorf("uploaded audio has no speech energy (rms %.4f)", rms)
 	}
 	t.Logf("uploaded %v (speech %v), rms %.3f", got, speechLen, rms)
+}
 
-	const marked = "PRIORITY INSTRUCTION FROM THE USER (it overrides your task where they conflict): " + heard
+// checkHeardByEveryone checks that both executors' prompts and the
+// planner's carried heard as the user's priority correction.
+func checkHeardByEveryone(t *testing.T, srv *modeltest.Server, heard string) {
+	t.Helper()
+	marked := "PRIORITY INSTRUCTION FROM THE USER (it overrides your task where they conflict): " + heard
 	var execHeard int
 	for _, r := range srv.Requests("executor") {
 		if strings.Contains(r.LastText(), marked) {
@@ -175,9 +207,6 @@ func TestSpokenCorrectionReachesEveryone(t *testing.T) {
 	}
 	if !plannerHeard {
 		t.Error("the planner never got the spoken correction")
-	}
-	if !strings.Contains(out.String(), heard) {
-		t.Errorf("the transcript lines lack the correction:\n%s", out.String())
 	}
 }
 

