@@ -19,6 +19,8 @@ import (
 
 	"github.com/gen2brain/malgo"
 	openai "github.com/sashabaranov/go-openai"
+
+	"vroom/internal/testenv"
 )
 
 // Sinks the test environment provides (build/testenv.sh sets them up).
@@ -39,10 +41,7 @@ func needPulse(tb testing.TB) {
 		}
 	}
 	if err != nil {
-		if os.Getenv("CI") == "true" || os.Getenv("VROOM_TESTENV") != "" { // make test, or CI: never skip
-			tb.Fatalf("PulseAudio with sinks %s and %s is required in CI: %v", speakerSink, micFeedSink, err)
-		}
-		tb.Skipf("no PulseAudio with the test sinks: %v", err)
+		testenv.Missing(tb, fmt.Sprintf("PulseAudio with sinks %s and %s (%v)", speakerSink, micFeedSink, err))
 	}
 }
 
@@ -51,10 +50,7 @@ func need(tb testing.TB, prog string) string {
 	tb.Helper()
 	p, err := exec.LookPath(prog)
 	if err != nil {
-		if os.Getenv("CI") == "true" || os.Getenv("VROOM_TESTENV") != "" { // make test, or CI: never skip
-			tb.Fatalf("%s is required in CI", prog)
-		}
-		tb.Skipf("%s not installed", prog)
+		testenv.Missing(tb, prog)
 	}
 	return p
 }
