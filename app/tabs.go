@@ -29,8 +29,7 @@ type Tabs struct {
 	opts browser.ObserveOptions
 
 	mu     sync.Mutex
-	opened []*browser.Tab       // tabs opened for the run, in order
-	leased map[string]*agentTab // tab id → the adapter holding its lease
+	opened []*browser.Tab // tabs opened for the run, in order
 	owners map[*agentTab]*browser.Lease
 	pool   []*browser.Tab // blank tabs opened ahead of need
 	closed bool           // CloseOpened was called: late tabs are closed at once
@@ -45,7 +44,7 @@ type Tabs struct {
 // does. opts chooses the view executors get (the zero value is the
 // browser's default frontier of 40 controls).
 func NewTabs(ctx context.Context, b *browser.Browser, opts browser.ObserveOptions) *Tabs {
-	return &Tabs{b: b, ctx: ctx, opts: opts, leased: map[string]*agentTab{}, owners: map[*agentTab]*browser.Lease{}}
+	return &Tabs{b: b, ctx: ctx, opts: opts, owners: map[*agentTab]*browser.Lease{}}
 }
 
 // Prewarm opens blank tabs until n are ready ahead of need, so spawning an
@@ -79,8 +78,13 @@ func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 			errs = append(errs, fmt.Errorf("prewarm: %w", err))
 			continue
 		}
-		if late {
-			t.Close(context.WithoutCancel(ctx))
+		if !late {
+			continue
+		}
+		// The run ended while this tab opened: close it, even when ctx
+		// is what ended.
+		if err := t.Close(context.WithoutCancel(ctx)); err != nil && !errors.Is(err, browser.ErrTabClosed) && !errors.Is(err, browser.ErrBrowserClosed) {
+			errs = append(errs, fmt.Errorf("prewarm: close a late tab: %w", err))
 		}
 	}
 	return errors.Join(errs...)
@@ -164,7 +168,6 @@ func (p *Tabs) lease(t *browser.Tab, owner string) (*agentTab, error) {
 	}
 	at := &agentTab{t: t, owner: owner, opts: p.opts}
 	p.mu.Lock()
-	p.leased[t.ID()] = at
 	p.owners[at] = l
 	p.mu.Unlock()
 	return at, nil
@@ -180,9 +183,6 @@ func (p *Tabs) Release(t agents.Tab, owner string) {
 	p.mu.Lock()
 	l := p.owners[at]
 	delete(p.owners, at)
-	if p.leased[at.t.ID()] == at {
-		delete(p.leased, at.t.ID())
-	}
 	p.mu.Unlock()
 	if l != nil {
 		l.Release()
@@ -211,7 +211,6 @@ func (p *Tabs) CloseOpened(ctx context.Context) error {
 		leases = append(leases, l)
 		delete(p.owners, at)
 	}
-	p.leased = map[string]*agentTab{}
 	p.mu.Unlock()
 	for _, l := range leases {
 		l.Release()

@@ -80,6 +80,30 @@ func TestTabsLease(t *testing.T) {
 	}
 }
 
+// checkTargets: what the safety gate learns of a click on Place order (an
+// irreversible button), a type into the card field (sensitive), a link
+// (its destination) and a ref never observed (none).
+func checkTargets(t *testing.T, tab agents.Tab, site, place, card, link string) {
+	t.Helper()
+	ctx := tctx(t)
+	tg, err := tab.Target(ctx, agents.Action{Kind: agents.ActClick, Ref: place})
+	if err != nil || tg.Role != "button" || tg.Name != "Place order" || tg.URL != site+"/shop.html" {
+		t.Fatalf("%v %+v", err, tg)
+	}
+	if c, _ := agents.Classify(agents.Action{Kind: agents.ActClick, Ref: place}, tg); c != agents.Irreversible {
+		t.Fatalf("Place order classed %v", c)
+	}
+	if tg, _ := tab.Target(ctx, agents.Action{Kind: agents.ActType, Ref: card, Text: "4111"}); !tg.Sensitive {
+		t.Fatalf("card field not sensitive: %+v", tg)
+	}
+	if tg, _ := tab.Target(ctx, agents.Action{Kind: agents.ActClick, Ref: link}); tg.Role != "link" || tg.URL != site+"/quote.html" {
+		t.Fatalf("link target %+v", tg)
+	}
+	if _, err := tab.Target(ctx, agents.Action{Kind: agents.ActClick, Ref: "e999"}); err == nil {
+		t.Fatal("a ref never observed has a target")
+	}
+}
+
 // TestTabAdapter: the page as an executor sees it: observation, targets
 // for the safety gate, verdicts with or without effect, diffs, text and
 // screenshots.
@@ -105,22 +129,7 @@ func TestTabAdapter(t *testing.T) {
 		t.Fatalf("controls missing:\n%s", obs.Text)
 	}
 
-	tg, err := tab.Target(ctx, agents.Action{Kind: agents.ActClick, Ref: place})
-	if err != nil || tg.Role != "button" || tg.Name != "Place order" || tg.URL != s.URL+"/shop.html" {
-		t.Fatalf("%v %+v", err, tg)
-	}
-	if c, _ := agents.Classify(agents.Action{Kind: agents.ActClick, Ref: place}, tg); c != agents.Irreversible {
-		t.Fatalf("Place order classed %v", c)
-	}
-	if tg, _ := tab.Target(ctx, agents.Action{Kind: agents.ActType, Ref: card, Text: "4111"}); !tg.Sensitive {
-		t.Fatalf("card field not sensitive: %+v", tg)
-	}
-	if tg, _ := tab.Target(ctx, agents.Action{Kind: agents.ActClick, Ref: link}); tg.Role != "link" || tg.URL != s.URL+"/quote.html" {
-		t.Fatalf("link target %+v", tg)
-	}
-	if _, err := tab.Target(ctx, agents.Action{Kind: agents.ActClick, Ref: "e999"}); err == nil {
-		t.Fatal("a ref never observed has a target")
-	}
+	checkTargets(t, tab, s.URL, place, card, link)
 
 	o, err := tab.Act(ctx, agents.Action{Kind: agents.ActType, Ref: note, Text: "leave at the door"})
 	if err != nil || !o.Effect || o.Navigated {
