@@ -221,9 +221,9 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 		fmt.Fprintln(stderr, "vroom run:", err)
 		return 1
 	}
+	listenCtx, stopListening := context.WithCancel(ctx)
+	defer stopListening()
 	if env.Stdin != nil {
-		listenCtx, stopListening := context.WithCancel(ctx)
-		defer stopListening()
 		go listen(listenCtx, env.Stdin, run.Run.Room(), run.Voice, o.PTT)
 	}
 	if !o.JSON {
@@ -233,6 +233,7 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 		env.Ready(run.Run, run.Tabs)
 	}
 	res, err := run.Execute(ctx)
+	stopListening() // the run is over: a line typed now has no one to reach
 	// Every executor has stopped: Close closes their tabs, within the
 	// grace, before a browser launched for the run shuts down (deferred
 	// above), which takes longer.
@@ -359,27 +360,9 @@ func (p *eventPrinter) line(at time.Time, e agents.Event) error {
 
 // listen turns the person's input into corrections: a typed line is said
 // to every agent at once; with push-to-talk an empty line opens the
-// microphone and the next one closes it, and what was said is transcribed
-// and said to every agent.
+// microphone and the next one closes it. What was said then reaches every
+// agent through the run's transcripts (BuiltRun.hear).
 func listen(ctx context.Context, in io.Reader, room *agents.Room, v *voice.Voice, ptt bool) {
-	if v != nil && ptt {
-		go func() {
-			for {
-				select {
-				case tr, ok := <-v.Transcripts():
-					if !ok {
-						return
-					}
-					if tr.Err == nil {
-						room.UserSays(tr.Text)
-					}
-					room.UserStops()
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	}
 	lines := make(chan string)
 	go func() {
 		// Reading a terminal cannot be cancelled: this goroutine ends
