@@ -17,7 +17,6 @@ var (
 	ErrStepBudget = errors.New("step budget exhausted")
 	ErrMalformed  = errors.New("malformed tool arguments")
 	ErrNoToolCall = errors.New("no tool call")
-	ErrLoop       = errors.New("repeating an action without effect")
 )
 
 // msgKind says how a message shrinks when it grows old. Only the last two
@@ -74,7 +73,7 @@ type agent struct {
 	// modelTime is the time spent waiting for the model, so the runtime's
 	// own overhead per step can be measured.
 	modelTime time.Duration
-	exec      func(ctx context.Context, tc ToolCall) toolOut
+	exec      func(ctx context.Context, tc toolCall) toolOut
 	// onUsage is told after each call (the executor updates its process).
 	onUsage func()
 	// beforeTurn, when set, runs before each model call (an executor
@@ -111,7 +110,7 @@ func (a *agent) messages() ([]openai.ChatCompletionMessage, bool) {
 // call asks the model for the next turn. A user correction arriving while
 // the call is in flight cancels it, and it is re-issued with the
 // correction, so steering lands on this step rather than the next.
-func (a *agent) call(ctx context.Context) (Reply, error) {
+func (a *agent) call(ctx context.Context) (modelReply, error) {
 	for {
 		msgs, img := a.messages()
 		role := a.role
@@ -121,7 +120,7 @@ func (a *agent) call(ctx context.Context) (Reply, error) {
 		cctx, cancel := context.WithCancel(ctx)
 		var corrected atomic.Bool
 		if !a.r.cfg.KeepCallsOnCorrection {
-			ch := a.r.room.Corrected()
+			ch := a.r.room.nextCorrection()
 			go func() {
 				select {
 				case <-ch:
@@ -132,21 +131,21 @@ func (a *agent) call(ctx context.Context) (Reply, error) {
 			}()
 		}
 		began := time.Now()
-		reply, err := a.r.cfg.Model.Complete(cctx, Call{Role: role, Messages: msgs, Tools: a.tools})
+		reply, err := a.r.cfg.Model.complete(cctx, modelCall{Role: role, Messages: msgs, Tools: a.tools})
 		a.modelTime += time.Since(began)
 		cancel()
 		if err != nil && ctx.Err() == nil && corrected.Load() {
-			u := a.r.room.Since(a.name)
-			a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: u.Text()}, plainMsg, "")
+			u := a.r.room.since(a.name)
+			a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: u.text()}, plainMsg, "")
 			a.r.log.Write(LogRecord{Event: LogCallReissued, Agent: a.name, PID: a.pid, Text: "a user correction arrived during the model call"})
 			continue
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return Reply{}, context.Cause(ctx)
+				return modelReply{}, context.Cause(ctx)
 			}
 			a.r.log.Write(LogRecord{Event: LogError, Agent: a.name, PID: a.pid, Error: err.Error()})
-			return Reply{}, err
+			return modelReply{}, err
 		}
 		a.usage = a.usage.Add(reply.Usage)
 		u := reply.Usage
@@ -224,20 +223,20 @@ func (a *agent) mayTurn(ctx context.Context) (final, error) {
 }
 
 // nudge answers a reply without tool calls.
-func (a *agent) nudge(reply Reply) {
+func (a *agent) nudge(reply modelReply) {
 	a.r.log.Write(LogRecord{Event: LogNudge, Agent: a.name, PID: a.pid, Step: a.steps, Text: clip(reply.Content, 300)})
 	content := reply.Content
 	if content == "" {
 		content = "(empty reply)"
 	}
 	a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content}, plainMsg, "")
-	a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: nudge + "\n" + a.r.room.Since(a.name).Text()}, plainMsg, "")
+	a.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: nudge + "\n" + a.r.room.since(a.name).text()}, plainMsg, "")
 }
 
 // turn runs a reply's tool calls in order and adds their results, the last
 // one carrying the room's news. fin is set when a call finished the agent;
 // bad when a call's arguments were malformed.
-func (a *agent) turn(ctx context.Context, reply Reply) (fin *final, bad bool, err error) {
+func (a *agent) turn(ctx context.Context, reply modelReply) (fin *final, bad bool, err error) {
 	calls := make([]openai.ToolCall, len(reply.ToolCalls))
 	for i, tc := range reply.ToolCalls {
 		calls[i] = openai.ToolCall{ID: tc.ID, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Args}}
@@ -278,7 +277,7 @@ func (a *agent) turn(ctx context.Context, reply Reply) (fin *final, bad bool, er
 // runCall runs one tool call. A reply cut off by the token limit may have
 // cut a call's arguments: a done keeps its summary as far as it arrived,
 // anything else is asked for again, shorter.
-func (a *agent) runCall(ctx context.Context, reply Reply, tc ToolCall) toolOut {
+func (a *agent) runCall(ctx context.Context, reply modelReply, tc toolCall) toolOut {
 	switch {
 	case reply.Truncated && tc.Name == "done" && decodeArgs("done", tc.Args, &doneArgs{}) != nil:
 		sum, success, ok := salvageDone(tc.Args)
@@ -297,17 +296,17 @@ func (a *agent) runCall(ctx context.Context, reply Reply, tc ToolCall) toolOut {
 // addResult adds a tool call's result. The last result of a turn carries
 // the room: the conversation since this agent's last turn, the floor, and
 // the person's corrections.
-func (a *agent) addResult(tc ToolCall, out toolOut, last bool) {
+func (a *agent) addResult(tc toolCall, out toolOut, last bool) {
 	text, short := out.text, out.short
 	if short == "" {
 		short, _, _ = strings.Cut(text, "\n")
 	}
 	if last {
-		u := a.r.room.Since(a.name)
-		text += "\n" + u.Text()
+		u := a.r.room.since(a.name)
+		text += "\n" + u.text()
 		// Once old, only what was said stays: the agent must keep every
 		// earlier message, not every floor state.
-		if c := u.Conversation(); c != "" {
+		if c := u.conversation(); c != "" {
 			short += "\n" + c
 		}
 	}
@@ -336,18 +335,18 @@ func fence(source, s string) string {
 
 // common tools, shared by the planner and executors.
 
-func (a *agent) speak(ctx context.Context, tc ToolCall) toolOut {
+func (a *agent) speak(ctx context.Context, tc toolCall) toolOut {
 	var x speakArgs
 	if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
 		return toolOut{malformed: true, text: "error: " + err.Error()}
 	}
 	e, err := a.r.room.Speak(ctx, a.name, x.Text)
 	if err != nil {
-		var busy *BusyError
+		var busy *busyError
 		if errors.As(err, &busy) {
 			return toolOut{text: "not said: " + busy.Error() + ". Keep your message ready and speak when the floor is free; it may need updating after what they say."}
 		}
-		if errors.Is(err, ErrAlreadyHolding) {
+		if errors.Is(err, errAlreadyHolding) {
 			return toolOut{text: "not said: your previous message is still playing"}
 		}
 		return toolOut{text: "not said: " + err.Error()}
@@ -356,7 +355,7 @@ func (a *agent) speak(ctx context.Context, tc ToolCall) toolOut {
 	return toolOut{text: "said (you hold the floor while it plays): " + e.Text}
 }
 
-func (a *agent) askUser(ctx context.Context, tc ToolCall, waiting func(bool)) toolOut {
+func (a *agent) askUser(ctx context.Context, tc toolCall, waiting func(bool)) toolOut {
 	var x askArgs
 	if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
 		return toolOut{malformed: true, text: "error: " + err.Error()}
@@ -382,7 +381,7 @@ func (a *agent) askUser(ctx context.Context, tc ToolCall, waiting func(bool)) to
 	return toolOut{text: "the user answered: " + ans}
 }
 
-func (a *agent) done(tc ToolCall) toolOut {
+func (a *agent) done(tc toolCall) toolOut {
 	var x doneArgs
 	if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
 		return toolOut{malformed: true, text: "error: " + err.Error()}

@@ -21,8 +21,8 @@ type Timer interface {
 	Stop() bool
 }
 
-// SystemClock returns the wall clock.
-func SystemClock() Clock { return systemClock{} }
+// wallClock returns the wall clock.
+func wallClock() Clock { return systemClock{} }
 
 type systemClock struct{}
 

@@ -10,7 +10,7 @@
 // A Run is one task. Its planner spawns executors like processes (spawn
 // returns a PID, wait blocks like waitpid on any or all of them), each
 // executor drives one leased Tab, and all of them share a Room: the
-// transcript, the Floor (one speaker at a time, claimed first come first
+// transcript, the floor (one speaker at a time, claimed first come first
 // served, the person holding a veto) and an event stream for the UI. Every
 // tool result an agent receives carries the conversation since its last
 // turn, the floor's state and the person's corrections, so no agent speaks

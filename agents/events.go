@@ -56,7 +56,6 @@ type Subscription struct {
 	wake    chan struct{}
 	mu      sync.Mutex
 	pending []Event
-	dropped int
 	closed  bool
 }
 
@@ -91,7 +90,6 @@ func (s *Subscription) push(e Event) {
 	}
 	if len(s.pending) >= maxPending {
 		s.pending = s.pending[1:]
-		s.dropped++
 	}
 	s.pending = append(s.pending, e)
 	s.notify()
@@ -120,14 +118,6 @@ func (h *hub) subscribe(ctx context.Context) *Subscription {
 // C returns the channel events arrive on; it is closed when the
 // subscription's context ends.
 func (s *Subscription) C() <-chan Event { return s.ch }
-
-// Dropped returns how many events were dropped because the reader fell
-// more than maxPending events behind.
-func (s *Subscription) Dropped() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.dropped
-}
 
 func (s *Subscription) run(ctx context.Context) {
 	defer func() {

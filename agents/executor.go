@@ -71,7 +71,7 @@ func (e *executor) run(ctx context.Context) (final, error) {
 	e.r.log.Write(LogRecord{Event: LogObserve, Agent: e.name, PID: e.pid, URL: obs.URL, Bytes: len(obs.Text)})
 	e.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: fmt.Sprintf(executorPrompt, e.name, e.task)}, plainMsg, "")
 	e.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: fmt.Sprintf("Your tab (%s) shows:\n%s\n%s",
-		e.tab.ID(), fence(obs.URL, obs.Text), e.r.room.Since(e.name).Text())}, fullObsMsg, fmt.Sprintf("[the first observation of %s, omitted]", obs.URL))
+		e.tab.ID(), fence(obs.URL, obs.Text), e.r.room.since(e.name).text())}, fullObsMsg, fmt.Sprintf("[the first observation of %s, omitted]", obs.URL))
 	return e.loop(ctx)
 }
 
@@ -89,7 +89,7 @@ func (e *executor) waiting(on bool) {
 	})
 }
 
-func (e *executor) execTool(ctx context.Context, tc ToolCall) toolOut {
+func (e *executor) execTool(ctx context.Context, tc toolCall) toolOut {
 	bad := func(err error) toolOut { return toolOut{malformed: true, text: "error: " + err.Error()} }
 	var a Action
 	switch tc.Name {
@@ -165,7 +165,7 @@ func (e *executor) execTool(ctx context.Context, tc ToolCall) toolOut {
 	return e.act(ctx, a, tc)
 }
 
-func (e *executor) logStep(tc ToolCall, args string, out string, effect bool, u string, n int) {
+func (e *executor) logStep(tc toolCall, args string, out string, effect bool, u string, n int) {
 	eff := effect
 	e.r.log.Write(LogRecord{Event: LogTool, Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name,
 		Args: json.RawMessage(args), Outcome: out, Effect: &eff, URL: u, Bytes: n})
@@ -174,14 +174,14 @@ func (e *executor) logStep(tc ToolCall, args string, out string, effect bool, u 
 	}})
 }
 
-func (e *executor) refuse(tc ToolCall, a Action, err error) toolOut {
+func (e *executor) refuse(tc toolCall, a Action, err error) toolOut {
 	e.r.log.Write(LogRecord{Event: LogPolicyDenied, Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name,
 		Args: json.RawMessage(tc.Args), URL: a.URL, Error: err.Error()})
 	e.r.room.Notice("%s was refused: %s", e.name, err)
 	return toolOut{stop: true, text: "refused: " + err.Error() + ". The action was not performed. Do not try to reach the same result another way; report it in done."}
 }
 
-func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
+func (e *executor) act(ctx context.Context, a Action, tc toolCall) toolOut {
 	shown, args, refused := e.admit(ctx, a, tc)
 	if refused != nil {
 		return *refused
@@ -238,7 +238,7 @@ func (e *executor) act(ctx context.Context, a Action, tc ToolCall) toolOut {
 // irreversible one. shown and args are the action as logged and echoed,
 // with what the person typed into a sensitive field masked; refused is the
 // result when the action may not run.
-func (e *executor) admit(ctx context.Context, a Action, tc ToolCall) (shown Action, args string, refused *toolOut) {
+func (e *executor) admit(ctx context.Context, a Action, tc toolCall) (shown Action, args string, refused *toolOut) {
 	shown, args = a, tc.Args
 	if a.Kind == ActNavigate {
 		if err := e.r.gate.navigation(ctx, e.name, a.URL); err != nil {
@@ -269,7 +269,7 @@ func (e *executor) admit(ctx context.Context, a Action, tc ToolCall) (shown Acti
 }
 
 // confirm waits for the person's decision on an irreversible action.
-func (e *executor) confirm(ctx context.Context, a, shown Action, args string, tc ToolCall, t Target, reason string) error {
+func (e *executor) confirm(ctx context.Context, a, shown Action, args string, tc toolCall, t Target, reason string) error {
 	e.waiting(true)
 	e.r.room.publish(Event{Kind: EventConfirm, Agent: e.name, Data: Confirmation{
 		Agent: e.name, Action: shown.String(), Target: t.Role + " " + strconv.Quote(t.Name), Reason: reason, URL: t.URL,
@@ -341,7 +341,7 @@ func (e *executor) screenshot(ctx context.Context) toolOut {
 		return toolOut{text: "error: screenshot: " + err.Error()}
 	}
 	line := fmt.Sprintf("screenshot taken (%dx%d); it follows as an image. click_at takes its pixel coordinates.", s.Width, s.Height)
-	e.logStep(ToolCall{Name: "screenshot"}, "{}", line, true, "", len(s.Data))
+	e.logStep(toolCall{Name: "screenshot"}, "{}", line, true, "", len(s.Data))
 	return toolOut{text: line, image: &s}
 }
 
@@ -361,7 +361,7 @@ func (e *executor) readPage(ctx context.Context) toolOut {
 	if len(text) > maxReadPage {
 		text = truncate(text, maxReadPage) + "\n(the page goes on; this is its first part)"
 	}
-	e.logStep(ToolCall{Name: "read_page"}, "{}", "read the page", true, "", len(text))
+	e.logStep(toolCall{Name: "read_page"}, "{}", "read the page", true, "", len(text))
 	return toolOut{text: "the page's text:\n" + fence("read_page", text), kind: pageTextMsg}
 }
 

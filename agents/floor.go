@@ -14,32 +14,32 @@ const User = "user"
 
 // Floor errors.
 var (
-	// ErrFloorBusy is wrapped by *BusyError when someone else holds the
+	// errFloorBusy is wrapped by *busyError when someone else holds the
 	// floor.
-	ErrFloorBusy = errors.New("floor busy")
-	// ErrAlreadyHolding is returned when an agent that holds the floor
+	errFloorBusy = errors.New("floor busy")
+	// errAlreadyHolding is returned when an agent that holds the floor
 	// claims it again: an agent never has two claims at once.
-	ErrAlreadyHolding = errors.New("already holding the floor")
+	errAlreadyHolding = errors.New("already holding the floor")
 )
 
-// BusyError is a rejected claim. It says who speaks and roughly how long
+// busyError is a rejected claim. It says who speaks and roughly how long
 // is left, so the agent can prepare its message meanwhile.
-type BusyError struct {
+type busyError struct {
 	Speaker string
 	// Left is the estimated time until the floor is free; zero when
 	// unknown (the person speaking).
 	Left time.Duration
 }
 
-func (e *BusyError) Error() string {
+func (e *busyError) Error() string {
 	if e.Speaker == User {
 		return "the floor is busy: the user is speaking"
 	}
 	return fmt.Sprintf("the floor is busy: %s is speaking, about %s left", e.Speaker, roundLeft(e.Left))
 }
 
-// Unwrap makes errors.Is(err, ErrFloorBusy) true.
-func (e *BusyError) Unwrap() error { return ErrFloorBusy }
+// Unwrap makes errors.Is(err, errFloorBusy) true.
+func (e *busyError) Unwrap() error { return errFloorBusy }
 
 func roundLeft(d time.Duration) string {
 	if d < time.Second {
@@ -48,30 +48,30 @@ func roundLeft(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// EndReason says how a claim ended.
-type EndReason int
+// endReason says how a claim ended.
+type endReason int
 
 // Reasons a claim ends.
 const (
-	// Holding: the claim has not ended.
-	Holding EndReason = iota
-	// Released: the message finished playing or its reading time passed.
-	Released
-	// Expired: the claim produced no speech within the time-to-live.
-	Expired
-	// Interrupted: the person took the floor.
-	Interrupted
+	// claimHolding: the claim has not ended.
+	claimHolding endReason = iota
+	// claimReleased: the message finished playing or its reading time passed.
+	claimReleased
+	// claimExpired: the claim produced no speech within the time-to-live.
+	claimExpired
+	// claimInterrupted: the person took the floor.
+	claimInterrupted
 )
 
-func (r EndReason) String() string {
+func (r endReason) String() string {
 	switch r {
-	case Holding:
+	case claimHolding:
 		return "holding"
-	case Released:
+	case claimReleased:
 		return "released"
-	case Expired:
+	case claimExpired:
 		return "expired"
-	case Interrupted:
+	case claimInterrupted:
 		return "interrupted"
 	}
 	return fmt.Sprintf("EndReason(%d)", int(r))
@@ -120,20 +120,19 @@ type FloorConfig struct {
 	OnChange func(FloorState)
 }
 
-// Floor is the right to speak in a room: claimed, not given, first come
+// floor is the right to speak in a room: claimed, not given, first come
 // first served, one speaker at a time. It is safe for concurrent use.
-type Floor struct {
+type floor struct {
 	cfg FloorConfig
 
-	mu      sync.Mutex
-	claim   *Claim // the agent holding the floor, if any
-	user    bool   // the person holds the floor
-	userAt  time.Time
-	claimed int // claims granted, for tests and metrics
+	mu     sync.Mutex
+	claim  *floorClaim // the agent holding the floor, if any
+	user   bool        // the person holds the floor
+	userAt time.Time
 }
 
-// NewFloor returns a free floor.
-func NewFloor(cfg FloorConfig) *Floor {
+// newFloor returns a free floor.
+func newFloor(cfg FloorConfig) *floor {
 	if cfg.TTL <= 0 {
 		cfg.TTL = 10 * time.Second
 	}
@@ -141,27 +140,27 @@ func NewFloor(cfg FloorConfig) *Floor {
 		cfg.WordsPerMinute = 180
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = SystemClock()
+		cfg.Clock = wallClock()
 	}
-	return &Floor{cfg: cfg}
+	return &floor{cfg: cfg}
 }
 
 // ReadingTime estimates how long text takes to read or say.
-func (f *Floor) ReadingTime(text string) time.Duration {
+func (f *floor) ReadingTime(text string) time.Duration {
 	words := len(strings.Fields(text))
 	wpm := time.Duration(f.cfg.WordsPerMinute)
 	return time.Duration(max(words, 1)) * time.Minute / wpm
 }
 
-// Claim is one agent's hold on the floor.
-type Claim struct {
-	f       *Floor
+// floorClaim is one agent's hold on the floor.
+type floorClaim struct {
+	f       *floor
 	speaker string
 	at      time.Time
 	done    chan struct{}
 
 	// Guarded by f.mu.
-	reason   EndReason
+	reason   endReason
 	playing  bool
 	until    time.Time // estimated end, once playing
 	timer    Timer
@@ -170,23 +169,23 @@ type Claim struct {
 }
 
 // Speaker returns who holds the claim.
-func (c *Claim) Speaker() string { return c.speaker }
+func (c *floorClaim) Speaker() string { return c.speaker }
 
 // Done is closed when the claim ends, however it ends.
-func (c *Claim) Done() <-chan struct{} { return c.done }
+func (c *floorClaim) Done() <-chan struct{} { return c.done }
 
-// Reason returns how the claim ended, or Holding.
-func (c *Claim) Reason() EndReason {
+// Reason returns how the claim ended, or claimHolding.
+func (c *floorClaim) Reason() endReason {
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
 	return c.reason
 }
 
 // Claim takes the floor for speaker if it is free. While someone else holds
-// it, the claim is rejected with a *BusyError; a speaker that already holds
-// it gets ErrAlreadyHolding. Claiming as User takes the floor at once
+// it, the claim is rejected with a *busyError; a speaker that already holds
+// it gets errAlreadyHolding. Claiming as User takes the floor at once
 // (see TakeUser).
-func (f *Floor) Claim(speaker string) (*Claim, error) {
+func (f *floor) Claim(speaker string) (*floorClaim, error) {
 	if speaker == User {
 		return nil, fmt.Errorf("claim floor: the user takes the floor with TakeUser")
 	}
@@ -194,24 +193,23 @@ func (f *Floor) Claim(speaker string) (*Claim, error) {
 	defer f.mu.Unlock()
 	now := f.cfg.Clock.Now()
 	if f.user {
-		return nil, &BusyError{Speaker: User}
+		return nil, &busyError{Speaker: User}
 	}
 	if c := f.claim; c != nil {
 		if c.speaker == speaker {
-			return nil, fmt.Errorf("claim floor for %s: %w", speaker, ErrAlreadyHolding)
+			return nil, fmt.Errorf("claim floor for %s: %w", speaker, errAlreadyHolding)
 		}
-		return nil, &BusyError{Speaker: c.speaker, Left: c.left(now)}
+		return nil, &busyError{Speaker: c.speaker, Left: c.left(now)}
 	}
-	c := &Claim{f: f, speaker: speaker, at: now, done: make(chan struct{})}
-	c.timer = f.cfg.Clock.AfterFunc(f.cfg.TTL, c.timeout(Expired, 0))
+	c := &floorClaim{f: f, speaker: speaker, at: now, done: make(chan struct{})}
+	c.timer = f.cfg.Clock.AfterFunc(f.cfg.TTL, c.timeout(claimExpired, 0))
 	f.claim = c
-	f.claimed++
 	f.changed(now)
 	return c, nil
 }
 
 // left estimates the time until c ends; f.mu is held.
-func (c *Claim) left(now time.Time) time.Duration {
+func (c *floorClaim) left(now time.Time) time.Duration {
 	if c.playing {
 		return max(c.until.Sub(now), 0)
 	}
@@ -222,21 +220,21 @@ func (c *Claim) left(now time.Time) time.Duration {
 // last d. The time-to-live no longer applies: the floor is now held until
 // Release, the real end of playback. In case the end is never reported,
 // the claim still ends a time-to-live after the expected end.
-func (c *Claim) Playing(d time.Duration) {
+func (c *floorClaim) Playing(d time.Duration) {
 	c.hold(d, d+c.f.cfg.TTL)
 }
 
 // ReadFor holds the floor for a text-only message's reading time d and then
 // releases it.
-func (c *Claim) ReadFor(d time.Duration) {
+func (c *floorClaim) ReadFor(d time.Duration) {
 	c.hold(d, d)
 }
 
-func (c *Claim) hold(expected, release time.Duration) {
+func (c *floorClaim) hold(expected, release time.Duration) {
 	f := c.f
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if c.reason != Holding {
+	if c.reason != claimHolding {
 		return
 	}
 	now := f.cfg.Clock.Now()
@@ -244,13 +242,13 @@ func (c *Claim) hold(expected, release time.Duration) {
 	c.gen++
 	c.playing = true
 	c.until = now.Add(expected)
-	c.timer = f.cfg.Clock.AfterFunc(release, c.timeout(Released, c.gen))
+	c.timer = f.cfg.Clock.AfterFunc(release, c.timeout(claimReleased, c.gen))
 	f.changed(now)
 }
 
 // timeout returns a timer callback that ends the claim with r unless a
 // later timer replaced it.
-func (c *Claim) timeout(r EndReason, gen int) func() {
+func (c *floorClaim) timeout(r endReason, gen int) func() {
 	return func() {
 		c.f.mu.Lock()
 		defer c.f.mu.Unlock()
@@ -261,14 +259,14 @@ func (c *Claim) timeout(r EndReason, gen int) func() {
 }
 
 // Release ends the claim now: the message finished playing.
-func (c *Claim) Release() { c.end(Released, false) }
+func (c *floorClaim) Release() { c.end(claimReleased, false) }
 
 // OnInterrupt registers f to be called when the person interrupts the
 // claim, to stop its audio. If the claim was already interrupted, f is
 // called at once.
-func (c *Claim) OnInterrupt(f func()) {
+func (c *floorClaim) OnInterrupt(f func()) {
 	c.f.mu.Lock()
-	if c.reason == Interrupted {
+	if c.reason == claimInterrupted {
 		c.f.mu.Unlock()
 		f()
 		return
@@ -277,13 +275,13 @@ func (c *Claim) OnInterrupt(f func()) {
 	c.f.mu.Unlock()
 }
 
-func (c *Claim) end(r EndReason, locked bool) {
+func (c *floorClaim) end(r endReason, locked bool) {
 	f := c.f
 	if !locked {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 	}
-	if c.reason != Holding {
+	if c.reason != claimHolding {
 		return
 	}
 	c.reason = r
@@ -292,7 +290,7 @@ func (c *Claim) end(r EndReason, locked bool) {
 		f.claim = nil
 	}
 	close(c.done)
-	if r == Interrupted && c.onInterr != nil {
+	if r == claimInterrupted && c.onInterr != nil {
 		// Stopping audio must be immediate; the voice's Stop does not
 		// block, so it is called here rather than queued.
 		c.onInterr()
@@ -303,7 +301,7 @@ func (c *Claim) end(r EndReason, locked bool) {
 // TakeUser gives the floor to the person at once, whoever holds it. The
 // interrupted claim, if any, is returned so its message can be marked
 // interrupted in the transcript.
-func (f *Floor) TakeUser() (interrupted *Claim) {
+func (f *floor) TakeUser() (interrupted *floorClaim) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.user {
@@ -311,7 +309,7 @@ func (f *Floor) TakeUser() (interrupted *Claim) {
 	}
 	c := f.claim
 	if c != nil {
-		c.end(Interrupted, true)
+		c.end(claimInterrupted, true)
 	}
 	f.user = true
 	f.userAt = f.cfg.Clock.Now()
@@ -320,7 +318,7 @@ func (f *Floor) TakeUser() (interrupted *Claim) {
 }
 
 // ReleaseUser ends the person's turn.
-func (f *Floor) ReleaseUser() {
+func (f *floor) ReleaseUser() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.user {
@@ -331,13 +329,13 @@ func (f *Floor) ReleaseUser() {
 }
 
 // State returns a snapshot of the floor.
-func (f *Floor) State() FloorState {
+func (f *floor) State() FloorState {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.state(f.cfg.Clock.Now())
 }
 
-func (f *Floor) state(now time.Time) FloorState {
+func (f *floor) state(now time.Time) FloorState {
 	switch {
 	case f.user:
 		return FloorState{Speaker: User, Since: f.userAt}
@@ -348,7 +346,7 @@ func (f *Floor) state(now time.Time) FloorState {
 	return FloorState{}
 }
 
-func (f *Floor) changed(now time.Time) {
+func (f *floor) changed(now time.Time) {
 	if f.cfg.OnChange != nil {
 		f.cfg.OnChange(f.state(now))
 	}

@@ -9,12 +9,12 @@ import (
 	"time"
 )
 
-func newTestFloor() (*Floor, *fakeClock) {
+func newTestFloor() (*floor, *fakeClock) {
 	clk := newFakeClock()
-	return NewFloor(FloorConfig{Clock: clk}), clk
+	return newFloor(FloorConfig{Clock: clk}), clk
 }
 
-func isDone(c *Claim) bool {
+func isDone(c *floorClaim) bool {
 	select {
 	case <-c.Done():
 		return true
@@ -34,8 +34,8 @@ func TestFloorFirstComeFirstServed(t *testing.T) {
 	clk.Advance(3 * time.Second)
 
 	_, err = f.Claim("agent 2")
-	var busy *BusyError
-	if !errors.As(err, &busy) || !errors.Is(err, ErrFloorBusy) {
+	var busy *busyError
+	if !errors.As(err, &busy) || !errors.Is(err, errFloorBusy) {
 		t.Fatalf("second claim: %v, want BusyError", err)
 	}
 	if busy.Speaker != "agent 1" || busy.Left != 5*time.Second {
@@ -45,7 +45,7 @@ func TestFloorFirstComeFirstServed(t *testing.T) {
 		t.Fatalf("message %q", msg)
 	}
 	a.Release()
-	if a.Reason() != Released || !isDone(a) {
+	if a.Reason() != claimReleased || !isDone(a) {
 		t.Fatalf("reason %v", a.Reason())
 	}
 	b, err := f.Claim("agent 2")
@@ -62,7 +62,7 @@ func TestFloorOneClaimPerAgent(t *testing.T) {
 	t.Parallel()
 	f, _ := newTestFloor()
 	a, _ := f.Claim("agent 1")
-	if _, err := f.Claim("agent 1"); !errors.Is(err, ErrAlreadyHolding) {
+	if _, err := f.Claim("agent 1"); !errors.Is(err, errAlreadyHolding) {
 		t.Fatalf("second claim by the holder: %v", err)
 	}
 	if isDone(a) || f.State().Speaker != "agent 1" {
@@ -76,7 +76,7 @@ func TestFloorClaimWithoutSpeechExpires(t *testing.T) {
 	a, _ := f.Claim("agent 1")
 	clk.Advance(4 * time.Second)
 	_, err := f.Claim("agent 2")
-	var busy *BusyError
+	var busy *busyError
 	if !errors.As(err, &busy) || busy.Left != 6*time.Second {
 		t.Fatalf("before playing, time left is the TTL's: %v", err)
 	}
@@ -85,7 +85,7 @@ func TestFloorClaimWithoutSpeechExpires(t *testing.T) {
 		t.Fatal("expired early")
 	}
 	clk.Advance(time.Millisecond)
-	if !isDone(a) || a.Reason() != Expired || !f.State().Free() {
+	if !isDone(a) || a.Reason() != claimExpired || !f.State().Free() {
 		t.Fatalf("after the TTL: done=%v reason=%v", isDone(a), a.Reason())
 	}
 	// A late Playing on an expired claim does not take the floor back.
@@ -112,14 +112,14 @@ func TestFloorHeldUntilReportedEndOfPlayback(t *testing.T) {
 		t.Fatalf("state %+v", s)
 	}
 	a.Release()
-	if a.Reason() != Released || !f.State().Free() {
+	if a.Reason() != claimReleased || !f.State().Free() {
 		t.Fatal("not released at reported end")
 	}
 	// Never reported: released a TTL after the expected end.
 	b, _ := f.Claim("agent 2")
 	b.Playing(5 * time.Second)
 	clk.Advance(15 * time.Second)
-	if !isDone(b) || b.Reason() != Released {
+	if !isDone(b) || b.Reason() != claimReleased {
 		t.Fatal("a lost end-of-playback report kept the floor")
 	}
 }
@@ -139,7 +139,7 @@ func TestFloorTextOnlyReadingTime(t *testing.T) {
 		t.Fatal("released early")
 	}
 	clk.Advance(time.Millisecond)
-	if a.Reason() != Released {
+	if a.Reason() != claimReleased {
 		t.Fatal("not released after reading time")
 	}
 }
@@ -148,21 +148,21 @@ func TestFloorUserPreempts(t *testing.T) {
 	t.Parallel()
 	var states []FloorState
 	clk := newFakeClock()
-	f := NewFloor(FloorConfig{Clock: clk, OnChange: func(s FloorState) { states = append(states, s) }})
+	f := newFloor(FloorConfig{Clock: clk, OnChange: func(s FloorState) { states = append(states, s) }})
 	a, _ := f.Claim("agent 1")
 	a.Playing(10 * time.Second)
 	stopped := false
 	a.OnInterrupt(func() { stopped = true })
 
 	got := f.TakeUser()
-	if got != a || a.Reason() != Interrupted || !stopped {
+	if got != a || a.Reason() != claimInterrupted || !stopped {
 		t.Fatalf("interrupted=%v reason=%v stopped=%v", got == a, a.Reason(), stopped)
 	}
 	if s := f.State(); s.Speaker != User {
 		t.Fatalf("user does not hold the floor: %+v", s)
 	}
 	_, err := f.Claim("agent 2")
-	var busy *BusyError
+	var busy *busyError
 	if !errors.As(err, &busy) || busy.Speaker != User || err.Error() != "the floor is busy: the user is speaking" {
 		t.Fatalf("claim while the user speaks: %v", err)
 	}
@@ -199,7 +199,7 @@ func TestFloorRandomInterleavings(t *testing.T) {
 	for seed := uint64(0); seed < 1000; seed++ {
 		clk := newFakeClock()
 		sim := &floorSim{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, 42)), clk: clk,
-			f: NewFloor(FloorConfig{Clock: clk, TTL: 10 * time.Second}), held: map[string]*Claim{}}
+			f: newFloor(FloorConfig{Clock: clk, TTL: 10 * time.Second}), held: map[string]*floorClaim{}}
 		for range 60 {
 			sim.check(sim.step())
 		}
@@ -214,9 +214,9 @@ type floorSim struct {
 	seed      uint64
 	rng       *rand.Rand
 	clk       *fakeClock
-	f         *Floor
-	claims    []*Claim
-	held      map[string]*Claim
+	f         *floor
+	claims    []*floorClaim
+	held      map[string]*floorClaim
 	userHolds bool
 }
 
@@ -253,7 +253,7 @@ func (s *floorSim) step() (op string) {
 		if s.f.State().Speaker != User {
 			t.Fatalf("seed %d: the user did not get the floor at once", seed)
 		}
-		if interrupted != nil && interrupted.Reason() != Interrupted {
+		if interrupted != nil && interrupted.Reason() != claimInterrupted {
 			t.Fatalf("seed %d: interrupted claim ended %v", seed, interrupted.Reason())
 		}
 	case k < 9:
@@ -277,7 +277,7 @@ func (s *floorSim) claim(a string) string {
 	if err == nil {
 		s.claims = append(s.claims, c)
 		s.held[a] = c
-	} else if prev := s.held[a]; prev != nil && !isDone(prev) && !errors.Is(err, ErrAlreadyHolding) {
+	} else if prev := s.held[a]; prev != nil && !isDone(prev) && !errors.Is(err, errAlreadyHolding) {
 		s.t.Fatalf("seed %d: holder re-claim: %v", s.seed, err)
 	}
 	return "claim " + a
@@ -313,7 +313,7 @@ func (s *floorSim) drain() {
 	s.f.ReleaseUser()
 	s.clk.Advance(time.Minute)
 	for _, c := range s.claims {
-		if !isDone(c) || c.Reason() == Holding {
+		if !isDone(c) || c.Reason() == claimHolding {
 			s.t.Fatalf("seed %d: claim by %s never ended", s.seed, c.speaker)
 		}
 	}
@@ -330,7 +330,7 @@ func TestFloorConcurrent(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var states []FloorState
-	f := NewFloor(FloorConfig{TTL: 2 * time.Millisecond, OnChange: func(s FloorState) {
+	f := newFloor(FloorConfig{TTL: 2 * time.Millisecond, OnChange: func(s FloorState) {
 		mu.Lock()
 		states = append(states, s)
 		mu.Unlock()

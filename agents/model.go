@@ -77,28 +77,28 @@ func (u Usage) Add(v Usage) Usage {
 // Total returns prompt plus completion tokens.
 func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
 
-// Call is one request to a model.
-type Call struct {
+// modelCall is one request to a model.
+type modelCall struct {
 	Role     Role
 	Messages []openai.ChatCompletionMessage
 	Tools    []openai.Tool
 }
 
-// ToolCall is one assembled function call from a reply.
-type ToolCall struct {
+// toolCall is one assembled function call from a reply.
+type toolCall struct {
 	ID   string
 	Name string
 	// Args is the raw argument text, which may be malformed JSON.
 	Args string
 }
 
-// Reply is a model's answer to a Call.
-type Reply struct {
+// modelReply is a model's answer to a Call.
+type modelReply struct {
 	// Content is the visible text, with <think> blocks removed.
 	Content string
 	// Thinking holds the removed <think> blocks.
 	Thinking  string
-	ToolCalls []ToolCall
+	ToolCalls []toolCall
 	// Truncated reports that the reply hit the token limit.
 	Truncated bool
 	Usage     Usage
@@ -152,7 +152,7 @@ func NewModel(cfg ModelConfig) *Model {
 		cfg.Backoff = time.Second
 	}
 	if cfg.Clock == nil {
-		cfg.Clock = SystemClock()
+		cfg.Clock = wallClock()
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
@@ -171,8 +171,8 @@ func NewModel(cfg ModelConfig) *Model {
 	return &Model{cfg: cfg, client: openai.NewClientWithConfig(oc)}
 }
 
-// Name returns the model used for role.
-func (m *Model) Name(role Role) string {
+// modelFor returns the model used for role.
+func (m *Model) modelFor(role Role) string {
 	if n := m.cfg.Models[role]; n != "" {
 		return n
 	}
@@ -199,12 +199,12 @@ func (m *Model) cost(model string, u Usage) float64 {
 	return (float64(u.PromptTokens)*p.Prompt + float64(u.CompletionTokens)*p.Completion) / 1e6
 }
 
-// Complete sends c, retrying transient failures, and returns the assembled
+// complete sends c, retrying transient failures, and returns the assembled
 // reply. The context bounds the whole call, retries included.
-func (m *Model) Complete(ctx context.Context, c Call) (Reply, error) {
-	model := m.Name(c.Role)
+func (m *Model) complete(ctx context.Context, c modelCall) (modelReply, error) {
+	model := m.modelFor(c.Role)
 	if model == "" {
-		return Reply{}, fmt.Errorf("complete %s: %w", c.Role, ErrNoModel)
+		return modelReply{}, fmt.Errorf("complete %s: %w", c.Role, ErrNoModel)
 	}
 	req := openai.ChatCompletionRequest{
 		Model:         model,
@@ -225,10 +225,10 @@ func (m *Model) Complete(ctx context.Context, c Call) (Reply, error) {
 		}
 		lastErr = err
 		if ctx.Err() != nil {
-			return Reply{}, fmt.Errorf("complete %s: %w", c.Role, ctx.Err())
+			return modelReply{}, fmt.Errorf("complete %s: %w", c.Role, ctx.Err())
 		}
 		if !retryable(err) || attempt > m.cfg.MaxRetries {
-			return Reply{}, fmt.Errorf("complete %s after %d attempts: %w: %w", c.Role, attempt, ErrModel, lastErr)
+			return modelReply{}, fmt.Errorf("complete %s after %d attempts: %w: %w", c.Role, attempt, ErrModel, lastErr)
 		}
 		wait := retryAfter
 		if wait <= 0 {
@@ -237,13 +237,13 @@ func (m *Model) Complete(ctx context.Context, c Call) (Reply, error) {
 			backoff *= 2
 		}
 		if err := sleep(ctx, m.cfg.Clock, wait); err != nil {
-			return Reply{}, fmt.Errorf("complete %s: %w", c.Role, err)
+			return modelReply{}, fmt.Errorf("complete %s: %w", c.Role, err)
 		}
 	}
 }
 
 // once makes one streamed request.
-func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (Reply, time.Duration, error) {
+func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (modelReply, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.CallTimeout)
 	defer cancel()
 	hold := &retryAfterHolder{}
@@ -251,14 +251,14 @@ func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (Rep
 
 	stream, err := m.client.CreateChatCompletionStream(ctx, req)
 	if err != nil {
-		return Reply{}, hold.get(), err
+		return modelReply{}, hold.get(), err
 	}
 	defer stream.Close()
 
 	var (
 		content  strings.Builder
-		calls    []*ToolCall
-		byIndex  = map[int]*ToolCall{}
+		calls    []*toolCall
+		byIndex  = map[int]*toolCall{}
 		finish   openai.FinishReason
 		usage    Usage
 		gotUsage bool
@@ -269,7 +269,7 @@ func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (Rep
 			break
 		}
 		if err != nil {
-			return Reply{}, hold.get(), err
+			return modelReply{}, hold.get(), err
 		}
 		if resp.Usage != nil {
 			usage = Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
@@ -283,7 +283,7 @@ func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (Rep
 			calls = mergeToolCalls(calls, byIndex, ch.Delta.ToolCalls)
 		}
 	}
-	r := Reply{Truncated: finish == openai.FinishReasonLength, Usage: usage}
+	r := modelReply{Truncated: finish == openai.FinishReasonLength, Usage: usage}
 	r.Content, r.Thinking = stripThink(content.String())
 	for i, c := range calls {
 		if c.ID == "" {
@@ -299,7 +299,7 @@ func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (Rep
 
 // mergeToolCalls adds streamed tool-call deltas to the calls assembled so
 // far, by index, and returns them in order of first appearance.
-func mergeToolCalls(calls []*ToolCall, byIndex map[int]*ToolCall, deltas []openai.ToolCall) []*ToolCall {
+func mergeToolCalls(calls []*toolCall, byIndex map[int]*toolCall, deltas []openai.ToolCall) []*toolCall {
 	for _, tc := range deltas {
 		idx := len(calls)
 		if tc.Index != nil {
@@ -310,7 +310,7 @@ func mergeToolCalls(calls []*ToolCall, byIndex map[int]*ToolCall, deltas []opena
 		}
 		cur := byIndex[idx]
 		if cur == nil {
-			cur = &ToolCall{}
+			cur = &toolCall{}
 			byIndex[idx] = cur
 			calls = append(calls, cur)
 		}

@@ -22,8 +22,8 @@ func testModel(s *modeltest.Server, clk Clock) *Model {
 	})
 }
 
-func userCall(role Role, text string) Call {
-	return Call{Role: role, Messages: []openai.ChatCompletionMessage{{Role: "user", Content: text}}}
+func userCall(role Role, text string) modelCall {
+	return modelCall{Role: role, Messages: []openai.ChatCompletionMessage{{Role: "user", Content: text}}}
 }
 
 func TestNormalizeBaseURL(t *testing.T) {
@@ -49,8 +49,8 @@ func TestCompleteAssemblesStreamedToolCalls(t *testing.T) {
 		modeltest.CallOf("click", map[string]string{"ref": "e12"}),
 		modeltest.CallOf("speak", map[string]string{"text": "clicking the add skill button now"}),
 	)))
-	m := testModel(s, SystemClock())
-	r, err := m.Complete(context.Background(), userCall(RoleExecutor, "go"))
+	m := testModel(s, wallClock())
+	r, err := m.complete(context.Background(), userCall(RoleExecutor, "go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,10 +87,10 @@ func TestCompleteHonoursRetryAfter(t *testing.T) {
 	clk := newFakeClock()
 	m := testModel(s, clk)
 	done := make(chan error, 1)
-	var r Reply
+	var r modelReply
 	go func() {
 		var err error
-		r, err = m.Complete(context.Background(), userCall(RoleExecutor, "go"))
+		r, err = m.complete(context.Background(), userCall(RoleExecutor, "go"))
 		done <- err
 	}()
 	p := clk.waitTimers(t, 1)
@@ -114,7 +114,7 @@ func TestCompleteThree500sFailsClearly(t *testing.T) {
 	m := NewModel(ModelConfig{BaseURL: s.URL, Models: map[Role]string{RoleExecutor: "executor"}, MaxRetries: 2, Clock: clk})
 	done := make(chan error, 1)
 	go func() {
-		_, err := m.Complete(context.Background(), userCall(RoleExecutor, "go"))
+		_, err := m.complete(context.Background(), userCall(RoleExecutor, "go"))
 		done <- err
 	}()
 	// Two back-offs, growing.
@@ -140,7 +140,7 @@ func TestCompleteCallTimeoutRetries(t *testing.T) {
 	s.Then("executor", modeltest.Slow(time.Minute, modeltest.Text("late")), modeltest.Text("ok"))
 	m := NewModel(ModelConfig{BaseURL: s.URL, Models: map[Role]string{RoleExecutor: "executor"},
 		CallTimeout: 100 * time.Millisecond, Backoff: time.Millisecond})
-	r, err := m.Complete(context.Background(), userCall(RoleExecutor, "go"))
+	r, err := m.complete(context.Background(), userCall(RoleExecutor, "go"))
 	if err != nil || r.Content != "ok" || r.Attempts != 2 {
 		t.Fatalf("%v %q %d", err, r.Content, r.Attempts)
 	}
@@ -150,7 +150,7 @@ func TestCompleteCancelled(t *testing.T) {
 	t.Parallel()
 	s := modeltest.New(t)
 	s.Then("executor", modeltest.Slow(time.Minute, modeltest.Text("late")))
-	m := testModel(s, SystemClock())
+	m := testModel(s, wallClock())
 	ctx, cancel := context.WithCancel(context.Background())
 	arrived := s.Changed()
 	go func() {
@@ -158,7 +158,7 @@ func TestCompleteCancelled(t *testing.T) {
 		cancel()
 	}()
 	start := time.Now()
-	_, err := m.Complete(ctx, userCall(RoleExecutor, "go"))
+	_, err := m.complete(ctx, userCall(RoleExecutor, "go"))
 	if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
 		t.Fatalf("err %v after %v", err, time.Since(start))
 	}
@@ -170,7 +170,7 @@ func TestCompleteTruncated(t *testing.T) {
 	s.Then("executor", modeltest.Truncated(40, modeltest.Calls(modeltest.ToolCall{
 		Name: "done", Args: `{"summary": "Skills added: Go, \"Kubernetes\", and more", "success": true}`,
 	})))
-	r, err := testModel(s, SystemClock()).Complete(context.Background(), userCall(RoleExecutor, "go"))
+	r, err := testModel(s, wallClock()).complete(context.Background(), userCall(RoleExecutor, "go"))
 	if err != nil || !r.Truncated || len(r.ToolCalls) != 1 {
 		t.Fatalf("%v %+v", err, r)
 	}

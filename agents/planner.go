@@ -40,12 +40,12 @@ func (p *planner) run(ctx context.Context) (final, error) {
 	if len(p.tabs) > 0 {
 		fmt.Fprintf(&b, "The user gave you these tabs to work in: %s\n", strings.Join(p.tabs, ", "))
 	}
-	b.WriteString(p.r.room.Since(p.name).Text())
+	b.WriteString(p.r.room.since(p.name).text())
 	p.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: b.String()}, plainMsg, "")
 	return p.loop(ctx)
 }
 
-func (p *planner) execTool(ctx context.Context, tc ToolCall) toolOut {
+func (p *planner) execTool(ctx context.Context, tc toolCall) toolOut {
 	bad := func(err error) toolOut { return toolOut{malformed: true, text: "error: " + err.Error()} }
 	// Published as the call starts, so the UI shows what the planner is
 	// doing (a wait, on which PIDs) while it is blocked in it.
@@ -81,7 +81,7 @@ func (p *planner) execTool(ctx context.Context, tc ToolCall) toolOut {
 		timeout := time.Duration(x.TimeoutS * float64(time.Second))
 		// A correction cuts the wait short: the planner must read it now,
 		// not after executors that may be doing redirected work.
-		interrupt := p.r.room.Corrected()
+		interrupt := p.r.room.nextCorrection()
 		if len(x.PIDs) == 0 {
 			// Waiting on "every unreported executor" means those there are
 			// now: one the person starts meanwhile (a tab dropped on a
@@ -103,7 +103,7 @@ func (p *planner) execTool(ctx context.Context, tc ToolCall) toolOut {
 		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
 			return bad(err)
 		}
-		if err := p.r.KillProc(x.PID); err != nil {
+		if err := p.r.killProc(x.PID); err != nil {
 			return toolOut{text: "error: " + err.Error()}
 		}
 		p.r.log.Write(LogRecord{Event: LogKill, Agent: p.name, PID: x.PID})

@@ -140,16 +140,16 @@ func TestRoomSpeakVoiceFailureFallsBackToText(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
 	clk := newFakeClock()
-	r := NewRoom(RoomConfig{Clock: clk, Voice: failingVoice{}, Log: NewRunLog(&buf, nil)})
+	r := newRoom(roomConfig{Clock: clk, Voice: failingVoice{}, Log: NewRunLog(&buf, nil)})
 	e, err := r.Speak(context.Background(), "agent 1", "hello")
 	if err != nil || e.Text != "hello" {
 		t.Fatalf("%v %+v", err, e)
 	}
-	if s := r.Floor().State(); s.Speaker != "agent 1" {
+	if s := r.floor.State(); s.Speaker != "agent 1" {
 		t.Fatalf("text-only fallback does not hold the floor: %+v", s)
 	}
-	clk.Advance(r.Floor().ReadingTime("hello"))
-	if !r.Floor().State().Free() {
+	clk.Advance(r.floor.ReadingTime("hello"))
+	if !r.floor.State().Free() {
 		t.Fatal("a failed voice kept the floor past the reading time")
 	}
 	var events []string
@@ -181,21 +181,21 @@ func TestRoomClaimWithoutSpeechExpires(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
 	v := hangingVoice{called: make(chan struct{})}
-	r := NewRoom(RoomConfig{Clock: clk, Voice: v})
+	r := newRoom(roomConfig{Clock: clk, Voice: v})
 	done := make(chan error, 1)
 	go func() {
 		_, err := r.Speak(context.Background(), "agent 1", "hello")
 		done <- err
 	}()
 	<-v.called
-	if _, err := r.Floor().Claim("agent 2"); !errors.Is(err, ErrFloorBusy) {
+	if _, err := r.floor.Claim("agent 2"); !errors.Is(err, errFloorBusy) {
 		t.Fatalf("floor not held while the speech is being made: %v", err)
 	}
 	clk.Advance(10 * time.Second)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if !r.Floor().State().Free() {
+	if !r.floor.State().Free() {
 		t.Fatal("claim did not expire")
 	}
 }

@@ -57,8 +57,8 @@ type Entry struct {
 	Played      time.Duration `json:"played,omitempty"`
 }
 
-// RoomConfig configures a Room.
-type RoomConfig struct {
+// roomConfig configures a Room.
+type roomConfig struct {
 	Clock Clock
 	// Floor configures the floor; its Clock and OnChange are set by the
 	// room.
@@ -76,16 +76,16 @@ type RoomConfig struct {
 // Room is one run's shared space: the transcript, the floor and the event
 // stream. It is safe for concurrent use.
 type Room struct {
-	cfg   RoomConfig
+	cfg   roomConfig
 	clock Clock
 	start time.Time
-	floor *Floor
+	floor *floor
 	hub   hub
 
 	mu          sync.Mutex
 	entries     []Entry
-	cursors     map[string]int // agent → number of entries it has seen
-	claims      map[*Claim]int // live claim → its entry's index
+	cursors     map[string]int      // agent → number of entries it has seen
+	claims      map[*floorClaim]int // live claim → its entry's index
 	corrected   chan struct{}
 	corrections int
 	muted       map[string]bool // agents whose messages are shown, not played
@@ -94,15 +94,15 @@ type Room struct {
 
 // playing is a message being played, so muting its speaker can stop it.
 type playing struct {
-	c        *Claim
+	c        *floorClaim
 	u        Utterance
 	silenced bool // stopped by a mute: not an interruption
 }
 
-// NewRoom returns an empty room.
-func NewRoom(cfg RoomConfig) *Room {
+// newRoom returns an empty room.
+func newRoom(cfg roomConfig) *Room {
 	if cfg.Clock == nil {
-		cfg.Clock = SystemClock()
+		cfg.Clock = wallClock()
 	}
 	if cfg.MaxBacklog <= 0 {
 		cfg.MaxBacklog = 30
@@ -112,7 +112,7 @@ func NewRoom(cfg RoomConfig) *Room {
 		clock:     cfg.Clock,
 		start:     cfg.Clock.Now(),
 		cursors:   map[string]int{},
-		claims:    map[*Claim]int{},
+		claims:    map[*floorClaim]int{},
 		corrected: make(chan struct{}),
 		muted:     map[string]bool{},
 		playing:   map[string]playing{},
@@ -123,12 +123,9 @@ func NewRoom(cfg RoomConfig) *Room {
 		// Called under the floor's lock: publishing never blocks.
 		r.publish(Event{Kind: EventFloor, Agent: s.Speaker, Data: s, key: "floor"})
 	}
-	r.floor = NewFloor(fc)
+	r.floor = newFloor(fc)
 	return r
 }
-
-// Floor returns the room's floor.
-func (r *Room) Floor() *Floor { return r.floor }
 
 // Subscribe delivers the room's events until ctx ends. Slow readers get
 // floor and meter updates coalesced to the latest; the room never waits
@@ -170,10 +167,10 @@ func (r *Room) Notice(format string, args ...any) {
 	r.add(Entry{Speaker: System, Kind: EntryNotice, Text: fmt.Sprintf(format, args...)})
 }
 
-// Corrected returns a channel closed at the next user correction, so an
+// nextCorrection returns a channel closed at the next user correction, so an
 // agent can cancel an in-flight model call and re-issue it with the
 // correction.
-func (r *Room) Corrected() <-chan struct{} {
+func (r *Room) nextCorrection() <-chan struct{} {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.corrected
@@ -190,7 +187,7 @@ func (r *Room) UserStarts() {
 // markInterrupted marks c's message interrupted and tells the UI, once.
 // Both the person's unmute and the end of playback call it: whichever comes
 // first wins, so the mark is never lost to the other's timing.
-func (r *Room) markInterrupted(c *Claim) {
+func (r *Room) markInterrupted(c *floorClaim) {
 	r.mu.Lock()
 	i, ok := r.claims[c]
 	if !ok || i >= len(r.entries) || r.entries[i].Interrupted {
@@ -269,7 +266,7 @@ func (r *Room) Muted() []string {
 // Speak claims the floor for speaker and, on success, says text: aloud
 // through the voice, or text-only for its reading time. It returns once
 // the message has started; the floor is released when it ends. A busy
-// floor gives a *BusyError.
+// floor gives an error wrapping errFloorBusy.
 func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
@@ -298,7 +295,7 @@ func (r *Room) Speak(ctx context.Context, speaker, text string) (Entry, error) {
 
 // readOnly holds the floor for text's reading time: a message shown, not
 // played.
-func (r *Room) readOnly(c *Claim, text string) {
+func (r *Room) readOnly(c *floorClaim, text string) {
 	c.ReadFor(r.floor.ReadingTime(text))
 	go r.forget(c)
 }
@@ -308,7 +305,7 @@ func (r *Room) readOnly(c *Claim, text string) {
 // ctx bound that wait. Once playing, the message outlives the agent's
 // step, and the agent too (an agent may say goodbye and finish): only the
 // claim's end stops it.
-func (r *Room) sayAloud(ctx context.Context, c *Claim, speaker, text string) error {
+func (r *Room) sayAloud(ctx context.Context, c *floorClaim, speaker, text string) error {
 	sayCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	started := make(chan struct{})
 	go func() {
@@ -352,7 +349,7 @@ func (r *Room) sayAloud(ctx context.Context, c *Claim, speaker, text string) err
 
 // play follows a message to its end: the end of playback frees the floor,
 // and the claim's end (expired, interrupted) stops the playback.
-func (r *Room) play(speaker string, c *Claim, u Utterance, cancel context.CancelFunc) {
+func (r *Room) play(speaker string, c *floorClaim, u Utterance, cancel context.CancelFunc) {
 	defer cancel()
 	defer func() {
 		r.mu.Lock()
@@ -376,7 +373,7 @@ func (r *Room) play(speaker string, c *Claim, u Utterance, cancel context.Cancel
 }
 
 // record stores what an utterance played in its entry.
-func (r *Room) record(speaker string, c *Claim, u Utterance) {
+func (r *Room) record(speaker string, c *floorClaim, u Utterance) {
 	r.mu.Lock()
 	if i, ok := r.claims[c]; ok && i < len(r.entries) {
 		r.entries[i].Played = u.Played()
@@ -391,9 +388,9 @@ func (r *Room) record(speaker string, c *Claim, u Utterance) {
 
 // forget drops a claim once it has ended. An interrupted claim's message
 // is marked first: the person's unmute may not have found it yet.
-func (r *Room) forget(c *Claim) {
+func (r *Room) forget(c *floorClaim) {
 	<-c.Done()
-	if c.Reason() == Interrupted {
+	if c.Reason() == claimInterrupted {
 		r.markInterrupted(c)
 	}
 	r.mu.Lock()
@@ -401,9 +398,9 @@ func (r *Room) forget(c *Claim) {
 	delete(r.claims, c)
 }
 
-// Update is what an agent learns at each tool result: the conversation
+// roomUpdate is what an agent learns at each tool result: the conversation
 // since its last turn, the floor's state, and the person's corrections.
-type Update struct {
+type roomUpdate struct {
 	Entries     []Entry
 	Omitted     int // older entries left out to bound the prompt
 	Corrections []Entry
@@ -413,13 +410,13 @@ type Update struct {
 	start time.Time // the run's start, for relative times
 }
 
-// Since returns what agent has not seen yet and marks it seen. The agent's
+// since returns what agent has not seen yet and marks it seen. The agent's
 // own messages are not repeated to it.
-func (r *Room) Since(agent string) Update {
+func (r *Room) since(agent string) roomUpdate {
 	r.mu.Lock()
 	from := r.cursors[agent]
 	r.cursors[agent] = len(r.entries)
-	var u Update
+	var u roomUpdate
 	for _, e := range r.entries[from:] {
 		if e.Kind == EntryCorrection {
 			u.Corrections = append(u.Corrections, e)
@@ -441,9 +438,9 @@ func (r *Room) Since(agent string) Update {
 	return u
 }
 
-// Conversation renders only what was said (corrections and messages), ""
+// conversation renders only what was said (corrections and messages), ""
 // when nothing was.
-func (u Update) Conversation() string {
+func (u roomUpdate) conversation() string {
 	if len(u.Entries) == 0 && len(u.Corrections) == 0 && u.Omitted == 0 {
 		return ""
 	}
@@ -460,7 +457,7 @@ func (u Update) Conversation() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (u Update) writeEntry(b *strings.Builder, e Entry) {
+func (u roomUpdate) writeEntry(b *strings.Builder, e Entry) {
 	fmt.Fprintf(b, "[+%.1fs] %s: %s", e.At.Sub(u.start).Seconds(), e.Speaker, e.Text)
 	if e.Interrupted {
 		b.WriteString(" (interrupted by the user)")
@@ -468,9 +465,9 @@ func (u Update) writeEntry(b *strings.Builder, e Entry) {
 	b.WriteByte('\n')
 }
 
-// Text renders the update for a tool result. Corrections come first and
+// text renders the update for a tool result. Corrections come first and
 // are marked as priority instructions from the user.
-func (u Update) Text() string {
+func (u roomUpdate) text() string {
 	var b strings.Builder
 	for _, c := range u.Corrections {
 		fmt.Fprintf(&b, "<user_correction priority=\"high\">\nPRIORITY INSTRUCTION FROM THE USER (it overrides your task where they conflict): %s\n</user_correction>\n", c.Text)

@@ -83,35 +83,35 @@ func floorFree(e Event) bool {
 func TestRoomSinceCarriesConversationFloorAndCorrections(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
-	r := NewRoom(RoomConfig{Clock: clk})
+	r := newRoom(roomConfig{Clock: clk})
 	ctx := context.Background()
 
 	if _, err := r.Speak(ctx, "agent 1", "hello"); err != nil {
 		t.Fatal(err)
 	}
-	u := r.Since("agent 2")
+	u := r.since("agent 2")
 	if len(u.Entries) != 1 || u.Entries[0].Text != "hello" || u.Floor.Speaker != "agent 1" {
 		t.Fatalf("update %+v", u)
 	}
-	txt := u.Text()
+	txt := u.text()
 	if !strings.Contains(txt, "agent 1: hello") || !strings.Contains(txt, "agent 1 is speaking") {
 		t.Fatalf("text:\n%s", txt)
 	}
 	// agent 2 is not told twice; agent 1 is not told its own message.
-	if u := r.Since("agent 2"); len(u.Entries) != 0 {
+	if u := r.since("agent 2"); len(u.Entries) != 0 {
 		t.Fatalf("repeated: %+v", u.Entries)
 	}
-	if u := r.Since("agent 1"); len(u.Entries) != 0 || !strings.Contains(u.Text(), "you are speaking") {
-		t.Fatalf("own message repeated: %s", u.Text())
+	if u := r.since("agent 1"); len(u.Entries) != 0 || !strings.Contains(u.text(), "you are speaking") {
+		t.Fatalf("own message repeated: %s", u.text())
 	}
 	// agent 2 must wait: busy with time left.
 	_, err := r.Speak(ctx, "agent 2", "hello there")
-	var busy *BusyError
+	var busy *busyError
 	if !errors.As(err, &busy) || busy.Speaker != "agent 1" {
 		t.Fatalf("speak over agent 1: %v", err)
 	}
-	clk.Advance(r.Floor().ReadingTime("hello"))
-	if !r.Floor().State().Free() {
+	clk.Advance(r.floor.ReadingTime("hello"))
+	if !r.floor.State().Free() {
 		t.Fatal("text-only message still holds the floor after its reading time")
 	}
 	if _, err := r.Speak(ctx, "agent 2", "hello there"); err != nil {
@@ -120,29 +120,29 @@ func TestRoomSinceCarriesConversationFloorAndCorrections(t *testing.T) {
 
 	r.UserSays("find the most recent repo instead")
 	for _, a := range []string{"agent 1", "agent 2", "planner"} {
-		u := r.Since(a)
-		if len(u.Corrections) != 1 || !strings.HasPrefix(u.Text(), "<user_correction priority=\"high\">\nPRIORITY INSTRUCTION FROM THE USER") ||
-			!strings.Contains(u.Text(), "find the most recent repo instead") {
-			t.Fatalf("%s did not get the correction first:\n%s", a, u.Text())
+		u := r.since(a)
+		if len(u.Corrections) != 1 || !strings.HasPrefix(u.text(), "<user_correction priority=\"high\">\nPRIORITY INSTRUCTION FROM THE USER") ||
+			!strings.Contains(u.text(), "find the most recent repo instead") {
+			t.Fatalf("%s did not get the correction first:\n%s", a, u.text())
 		}
-		if u := r.Since(a); len(u.Corrections) != 0 {
+		if u := r.since(a); len(u.Corrections) != 0 {
 			t.Fatalf("%s got the correction twice", a)
 		}
 	}
 	// A late joiner still gets history and the correction.
-	if u := r.Since("agent 3"); len(u.Corrections) != 1 || len(u.Entries) != 2 {
+	if u := r.since("agent 3"); len(u.Corrections) != 1 || len(u.Entries) != 2 {
 		t.Fatalf("late joiner: %+v", u)
 	}
 }
 
 func TestRoomBacklogBounded(t *testing.T) {
 	t.Parallel()
-	r := NewRoom(RoomConfig{Clock: newFakeClock(), MaxBacklog: 3})
+	r := newRoom(roomConfig{Clock: newFakeClock(), MaxBacklog: 3})
 	for i := 0; i < 10; i++ {
 		r.Notice("notice %d", i)
 	}
-	u := r.Since("a")
-	if len(u.Entries) != 3 || u.Omitted != 7 || u.Entries[2].Text != "notice 9" || !strings.Contains(u.Text(), "7 earlier messages omitted") {
+	u := r.since("a")
+	if len(u.Entries) != 3 || u.Omitted != 7 || u.Entries[2].Text != "notice 9" || !strings.Contains(u.text(), "7 earlier messages omitted") {
 		t.Fatalf("%+v", u)
 	}
 }
@@ -151,7 +151,7 @@ func TestRoomVoiceHoldsFloorUntilPlaybackEnds(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
 	v := &fakeVoice{}
-	r := NewRoom(RoomConfig{Clock: clk, Voice: v})
+	r := newRoom(roomConfig{Clock: clk, Voice: v})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sub := r.Subscribe(ctx)
@@ -159,7 +159,7 @@ func TestRoomVoiceHoldsFloorUntilPlaybackEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.Advance(5 * time.Second) // beyond the reading estimate: playback is slow
-	if r.Floor().State().Speaker != "agent 1" {
+	if r.floor.State().Speaker != "agent 1" {
 		t.Fatal("floor released before the voice reported the end")
 	}
 	v.said[0].finish(4*time.Second, false)
@@ -173,7 +173,7 @@ func TestRoomUserInterruptsSpeaker(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
 	v := &fakeVoice{}
-	r := NewRoom(RoomConfig{Clock: clk, Voice: v})
+	r := newRoom(roomConfig{Clock: clk, Voice: v})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sub := r.Subscribe(ctx)
@@ -181,7 +181,7 @@ func TestRoomUserInterruptsSpeaker(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.UserStarts()
-	if s := r.Floor().State(); s.Speaker != User {
+	if s := r.floor.State(); s.Speaker != User {
 		t.Fatalf("user does not hold the floor: %+v", s)
 	}
 	select {
@@ -192,13 +192,13 @@ func TestRoomUserInterruptsSpeaker(t *testing.T) {
 	if tr := r.Transcript(); !tr[0].Interrupted {
 		t.Fatal("message not marked interrupted")
 	}
-	u := r.Since("agent 2")
-	if !strings.Contains(u.Text(), "(interrupted by the user)") || !strings.Contains(u.Text(), "the user is speaking") {
-		t.Fatalf("update:\n%s", u.Text())
+	u := r.since("agent 2")
+	if !strings.Contains(u.text(), "(interrupted by the user)") || !strings.Contains(u.text(), "the user is speaking") {
+		t.Fatalf("update:\n%s", u.text())
 	}
 	r.UserSays("no, the most recent repo")
 	r.UserStops()
-	if !r.Floor().State().Free() {
+	if !r.floor.State().Free() {
 		t.Fatal("floor not free after the user")
 	}
 	waitEvent(t, sub, "the interruption on the event stream", func(e Event) bool {
@@ -213,14 +213,14 @@ func TestRoomUserInterruptsSpeaker(t *testing.T) {
 // forces that order: the mark must still reach the event stream.
 func TestRoomInterruptionNeverLost(t *testing.T) {
 	t.Parallel()
-	r := NewRoom(RoomConfig{Clock: newFakeClock(), Voice: &fakeVoice{}})
+	r := newRoom(roomConfig{Clock: newFakeClock(), Voice: &fakeVoice{}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sub := r.Subscribe(ctx)
 	if _, err := r.Speak(ctx, "agent 1", "a long message"); err != nil {
 		t.Fatal(err)
 	}
-	r.Floor().TakeUser()
+	r.floor.TakeUser()
 	waitEvent(t, sub, "the interruption on the event stream", func(e Event) bool {
 		en, ok := e.Data.(Entry)
 		return ok && e.Kind == EventTranscript && en.Interrupted
@@ -233,12 +233,12 @@ func TestRoomInterruptionNeverLost(t *testing.T) {
 func TestRoomEventsNeverBlockAndCoalesce(t *testing.T) {
 	t.Parallel()
 	clk := newFakeClock()
-	r := NewRoom(RoomConfig{Clock: clk})
+	r := newRoom(roomConfig{Clock: clk})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sub := r.Subscribe(ctx) // never read until the end
 	for i := 0; i < 20000; i++ {
-		c, err := r.Floor().Claim("agent 1")
+		c, err := r.floor.Claim("agent 1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +325,7 @@ func TestRoomMutedAgentIsTextOnly(t *testing.T) {
 	v := &fakeVoice{}
 	var buf bytes.Buffer
 	log := NewRunLog(&buf, clk)
-	r := NewRoom(RoomConfig{Clock: clk, Voice: v, Log: log})
+	r := newRoom(roomConfig{Clock: clk, Voice: v, Log: log})
 	ctx := context.Background()
 
 	r.SetMuted("agent 1", true)
@@ -347,11 +347,11 @@ func TestRoomMutedAgentIsTextOnly(t *testing.T) {
 	if tr := r.Transcript(); len(tr) != 1 || tr[0].Text != msg || tr[0].Speaker != "agent 1" {
 		t.Fatalf("transcript %+v", tr)
 	}
-	if s := r.Floor().State(); s.Speaker != "agent 1" {
+	if s := r.floor.State(); s.Speaker != "agent 1" {
 		t.Fatalf("floor %+v, want agent 1 holding it while its message is read", s)
 	}
-	clk.Advance(r.Floor().ReadingTime(msg))
-	if !r.Floor().State().Free() {
+	clk.Advance(r.floor.ReadingTime(msg))
+	if !r.floor.State().Free() {
 		t.Fatal("the muted message still holds the floor after its reading time")
 	}
 
@@ -390,20 +390,20 @@ func TestRoomMutedAgentIsTextOnly(t *testing.T) {
 // agents' conversation, but it is not a correction.
 func TestRoomUserAnswerIsNotACorrection(t *testing.T) {
 	t.Parallel()
-	r := NewRoom(RoomConfig{Clock: newFakeClock()})
-	corrected := r.Corrected()
+	r := newRoom(roomConfig{Clock: newFakeClock()})
+	corrected := r.nextCorrection()
 	r.UserAnswers("deny")
 	select {
 	case <-corrected:
 		t.Fatal("an answer signalled a correction")
 	default:
 	}
-	u := r.Since("agent 2")
+	u := r.since("agent 2")
 	if len(u.Corrections) != 0 || len(u.Entries) != 1 || u.Entries[0].Speaker != User || u.Entries[0].Kind != EntryAnswer {
 		t.Fatalf("update %+v", u)
 	}
-	if strings.Contains(u.Text(), "PRIORITY") {
-		t.Fatalf("an answer is marked as a priority correction:\n%s", u.Text())
+	if strings.Contains(u.text(), "PRIORITY") {
+		t.Fatalf("an answer is marked as a priority correction:\n%s", u.text())
 	}
 }
 
@@ -413,7 +413,7 @@ func TestRoomUserAnswerIsNotACorrection(t *testing.T) {
 func TestRoomMuteStopsThePlayingMessage(t *testing.T) {
 	t.Parallel()
 	v := &fakeVoice{}
-	r := NewRoom(RoomConfig{Clock: newFakeClock(), Voice: v})
+	r := newRoom(roomConfig{Clock: newFakeClock(), Voice: v})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sub := r.Subscribe(ctx)

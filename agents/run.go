@@ -135,7 +135,7 @@ type Run struct {
 // NewRun prepares a run; Execute starts it.
 func NewRun(ctx context.Context, cfg Config) *Run {
 	if cfg.Clock == nil {
-		cfg.Clock = SystemClock()
+		cfg.Clock = wallClock()
 	}
 	if cfg.Budget.Steps <= 0 {
 		cfg.Budget.Steps = 100
@@ -148,7 +148,7 @@ func NewRun(ctx context.Context, cfg Config) *Run {
 	}
 	r := &Run{cfg: cfg, clock: cfg.Clock, log: cfg.Log}
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
-	r.room = NewRoom(RoomConfig{Clock: cfg.Clock, Floor: cfg.Floor, Voice: cfg.Voice, Log: cfg.Log, MaxBacklog: cfg.MaxBacklog})
+	r.room = newRoom(roomConfig{Clock: cfg.Clock, Floor: cfg.Floor, Voice: cfg.Voice, Log: cfg.Log, MaxBacklog: cfg.MaxBacklog})
 	r.procs = newProcTable(cfg.MaxAgents, cfg.MaxSpawns, cfg.Clock, func(p ProcInfo) {
 		r.room.publish(Event{Kind: EventProcess, Agent: p.Agent, Data: p, key: fmt.Sprintf("proc:%d", p.PID)})
 	})
@@ -410,8 +410,8 @@ func (r *Run) Wait(ctx context.Context, pids []int, all bool, timeout time.Durat
 	return r.procs.wait(ctx, pids, all, timeout, nil)
 }
 
-// KillProc is the planner's kill tool.
-func (r *Run) KillProc(pid int) error { return r.procs.kill(pid) }
+// killProc is the planner's kill tool.
+func (r *Run) killProc(pid int) error { return r.procs.kill(pid) }
 
 func jsonString(v any) string {
 	b, err := json.Marshal(v)

@@ -51,7 +51,7 @@ type RunLog struct {
 // NewRunLog writes records to w.
 func NewRunLog(w io.Writer, clock Clock) *RunLog {
 	if clock == nil {
-		clock = SystemClock()
+		clock = wallClock()
 	}
 	l := &RunLog{clock: clock, w: bufio.NewWriter(w)}
 	if c, ok := w.(io.Closer); ok {

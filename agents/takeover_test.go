@@ -264,7 +264,7 @@ func TestRetryWaitsForTheTabsRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.KillProc(p.PID); err != nil {
+	if err := tr.killProc(p.PID); err != nil {
 		t.Fatal(err)
 	}
 	spawned := make(chan error, 1)
