@@ -1,8 +1,12 @@
 // Package testenv tells a test whether a real component it needs is here:
 // the display, Secret Service, sound server or Chromium that
 // build/testenv.sh starts (make test). Without one, a test skips on a
-// developer's machine and fails in CI, so a missing install step cannot hide
-// behind a skip.
+// developer's machine and fails in CI or under make test (Strict), so a
+// missing install step cannot hide behind a skip. Missing is that rule for
+// a test, MainMissing for a TestMain; every package's tests use them
+// rather than reading the environment themselves.
 //
-// It imports nothing else from Vroom; only tests may import it.
+// It imports nothing else from Vroom; only tests may import it. It finds
+// Chromium as browser.FindChrome does, with a copy of its search list that
+// browser's tests keep equal.
 package testenv
