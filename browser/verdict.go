@@ -70,8 +70,16 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 	if !st.navigated {
 		r.Effects = append(r.Effects, effects(s.a, s.before, after)...)
 	}
-	if s.shot != nil && t.screenChanged(ctx, s) {
-		r.Effects = append(r.Effects, "screen")
+	if s.shot != nil {
+		changed, err := t.screenChanged(ctx, s.shot)
+		if err != nil {
+			// As before the input: the verdict says what it could not see.
+			r.Note = "the screen could not be compared: " + err.Error()
+			t.b.opts.Logf("click_at %s: thumbnail after: %v", t.id, err)
+		}
+		if changed {
+			r.Effects = append(r.Effects, "screen")
+		}
 	}
 	r.Changed = len(r.Effects) > 0
 	return nil
@@ -115,14 +123,12 @@ func refIfSame(a Action, navigated bool) string {
 }
 
 // screenChanged compares a thumbnail taken now with the one from before.
-func (t *Tab) screenChanged(ctx context.Context, s *step) bool {
+func (t *Tab) screenChanged(ctx context.Context, before []byte) (bool, error) {
 	shot, err := t.thumb(ctx)
 	if err != nil {
-		s.r.Note = "the screen could not be compared: " + err.Error()
-		t.b.opts.Logf("click_at %s: thumbnail after: %v", t.id, err)
-		return false
+		return false, err
 	}
-	return !bytes.Equal(s.shot, shot)
+	return !bytes.Equal(before, shot), nil
 }
 
 var errNoThumb = errors.New("no thumbnail")
