@@ -51,6 +51,7 @@ type LeaseError struct {
 	Holder string
 }
 
+// Error names the tab and who holds it.
 func (e *LeaseError) Error() string {
 	return fmt.Sprintf("tab %s is leased by %s", e.Tab, e.Holder)
 }
@@ -69,6 +70,7 @@ type ActionError struct {
 	Err error
 }
 
+// Error names the ref, why it cannot take input, and what covers it.
 func (e *ActionError) Error() string {
 	if e.Hit != "" {
 		return fmt.Sprintf("%s: %s by %s", e.Ref, e.Reason, e.Hit)
