@@ -1,8 +1,8 @@
 // The UI's one store: tabs, the run, its agents, the room, the cards, the
-// microphone's level and the replay player, kept current by the Go side's
-// events. Components read it; only its methods change it, which the type
-// they see (Frozen) enforces: writing a field from a component does not
-// type-check.
+// microphone's level, Go's notices and the replay player, kept current by
+// the Go side's events. Components read it; only its methods change it,
+// which the type they see (Frozen) enforces: writing a field from a
+// component does not type-check.
 import { api, type TabInfo, type RunView, type ProcInfo, type Entry, type Card, type FloorState, type StepInfo, type Usage, type RunSummary } from './api'
 import { browserClock, ReplayPlayer } from './replay.svelte'
 
@@ -46,6 +46,8 @@ class Desk {
   /** chips are tabs attached to the next task (dropped on the omnibox or the empty grid). */
   chips: string[] = $state([])
   error = $state('')
+  /** notice is Go's last word on something that stopped nothing ('' once dismissed). */
+  notice = $state('')
   /** replay plays a past run's timeline in the main area. */
   readonly replay = new ReplayPlayer(browserClock)
 
@@ -92,6 +94,9 @@ class Desk {
     })
     api.on('mic:level', (m) => {
       this.micLevel = m.level
+    })
+    api.on('app:notice', (text) => {
+      this.notice = text
     })
     try {
       const b = await api.browserState()
@@ -160,6 +165,11 @@ class Desk {
   /** closeCard takes a card down: answered here, or closed by Go. */
   closeCard(id: string) {
     this.cards = this.cards.filter((c) => c.id !== id)
+  }
+
+  /** dismissNotice takes Go's notice down. */
+  dismissNotice() {
+    this.notice = ''
   }
 
   /** dismissRun returns the main view to the active tab. */

@@ -57,6 +57,7 @@ export interface Events {
   "card:closed": string
   "voice:muted": MutedView
   "mic:level": MicLevel
+  "app:notice": string
 }
 
 /** agents.FloorState */
@@ -143,11 +144,14 @@ export type RoomEvent =
 
 /** agents.RunInfo */
 export interface RunInfo {
-  state: string
+  state: RunState
   task?: string
   summary?: string
   success: boolean
 }
+
+/** agents.RunState */
+export type RunState = "done" | "failed" | "started"
 
 /** app.RunSummary */
 export interface RunSummary {
