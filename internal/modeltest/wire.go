@@ -1,0 +1,152 @@
+package modeltest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Wire structures: written here rather than taken from go-openai so the
+// server controls exactly which fields each chunk carries.
+type wireFunction struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+type wireToolCall struct {
+	Index    *int         `json:"index,omitempty"`
+	ID       string       `json:"id,omitempty"`
+	Type     string       `json:"type,omitempty"`
+	Function wireFunction `json:"function"`
+}
+
+type wireMessage struct {
+	Role      string         `json:"role,omitempty"`
+	Content   *string        `json:"content,omitempty"`
+	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
+}
+
+type wireChoice struct {
+	Index        int          `json:"index"`
+	Message      *wireMessage `json:"message,omitempty"`
+	Delta        *wireMessage `json:"delta,omitempty"`
+	FinishReason *string      `json:"finish_reason"`
+}
+
+type wireCompletion struct {
+	ID      string        `json:"id"`
+	Object  string        `json:"object"`
+	Created int64         `json:"created"`
+	Model   string        `json:"model"`
+	Choices []wireChoice  `json:"choices"`
+	Usage   *openai.Usage `json:"usage,omitempty"`
+}
+
+func writeCompletion(w http.ResponseWriter, id, model, content string, calls []ToolCall, finish string, usage openai.Usage) {
+	msg := &wireMessage{Role: "assistant", Content: &content}
+	for _, c := range calls {
+		msg.ToolCalls = append(msg.ToolCalls, wireToolCall{
+			ID: c.ID, Type: "function", Function: wireFunction{Name: c.Name, Arguments: c.Args},
+		})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(wireCompletion{
+		ID: id, Object: "chat.completion", Created: time.Now().Unix(), Model: model,
+		Choices: []wireChoice{{Message: msg, FinishReason: &finish}},
+		Usage:   &usage,
+	})
+}
+
+func streamCompletion(w http.ResponseWriter, r *http.Request, id, model, content string, calls []ToolCall,
+	finish string, usage openai.Usage, includeUsage bool, chunk int) {
+	if chunk <= 0 {
+		chunk = 7
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher, _ := w.(http.Flusher)
+	send := func(c wireCompletion) bool {
+		if r.Context().Err() != nil {
+			return false
+		}
+		c.ID, c.Object, c.Created, c.Model = id, "chat.completion.chunk", time.Now().Unix(), model
+		b, _ := json.Marshal(c)
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	delta := func(d *wireMessage) wireCompletion {
+		return wireCompletion{Choices: []wireChoice{{Delta: d}}}
+	}
+
+	empty := ""
+	if !send(delta(&wireMessage{Role: "assistant", Content: &empty})) {
+		return
+	}
+	for _, piece := range split(content, chunk) {
+		p := piece
+		if !send(delta(&wireMessage{Content: &p})) {
+			return
+		}
+	}
+	// Each call opens with a chunk carrying index, id and name; then the
+	// arguments follow in pieces, interleaved across calls by index as
+	// providers do when a model emits parallel calls.
+	pieces := make([][]string, len(calls))
+	for i, c := range calls {
+		idx := i
+		pieces[i] = split(c.Args, chunk)
+		if !send(delta(&wireMessage{ToolCalls: []wireToolCall{{
+			Index: &idx, ID: c.ID, Type: "function", Function: wireFunction{Name: c.Name},
+		}}})) {
+			return
+		}
+	}
+	for more := true; more; {
+		more = false
+		for i := range pieces {
+			if len(pieces[i]) == 0 {
+				continue
+			}
+			more = true
+			idx := i
+			if !send(delta(&wireMessage{ToolCalls: []wireToolCall{{
+				Index: &idx, Function: wireFunction{Arguments: pieces[i][0]},
+			}}})) {
+				return
+			}
+			pieces[i] = pieces[i][1:]
+		}
+	}
+	if !send(wireCompletion{Choices: []wireChoice{{Delta: &wireMessage{}, FinishReason: &finish}}}) {
+		return
+	}
+	if includeUsage {
+		if !send(wireCompletion{Choices: []wireChoice{}, Usage: &usage}) {
+			return
+		}
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	if flusher != nil {
+		flusher.Flush()
+	}
+}
+
+func split(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
+}
