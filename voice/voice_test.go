@@ -104,6 +104,16 @@ func TestSpeechReachesSpeaker(t *testing.T) {
 	if got := b.Played(); !within(got.Seconds(), 0.6, 0.02) {
 		t.Errorf("B played %v, want 600ms", got)
 	}
+	checkSpeechRequests(t, srv, a, b)
+	if u := v.Underruns(); u != 0 {
+		t.Errorf("%d underruns", u)
+	}
+}
+
+// checkSpeechRequests asserts that every speech request asked for the test
+// model as PCM and that the two speakers were given different voices.
+func checkSpeechRequests(t *testing.T, srv *speechServer, a, b *Playback) {
+	t.Helper()
 	srv.mu.Lock()
 	reqs := srv.requests
 	srv.mu.Unlock()
@@ -117,9 +127,6 @@ func TestSpeechReachesSpeaker(t *testing.T) {
 	}
 	if a.Voice() == b.Voice() {
 		t.Errorf("both speakers speak as %s", a.Voice())
-	}
-	if u := v.Underruns(); u != 0 {
-		t.Errorf("%d underruns", u)
 	}
 }
 
