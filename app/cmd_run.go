@@ -342,7 +342,7 @@ func (p *eventPrinter) print(e agents.Event) error {
 		}
 		p.procs[d.PID] = k
 	case agents.RunInfo:
-		if d.State != "started" {
+		if d.State != agents.RunStarted {
 			if err := p.line(e.At, agents.Event{Kind: agents.EventUsage, Data: p.usage}); err != nil {
 				return err
 			}

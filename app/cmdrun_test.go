@@ -302,9 +302,9 @@ func checkSIGINTLog(t *testing.T, dir string, sent time.Time) {
 	var killed, closed time.Time
 	for _, r := range recs {
 		switch r.Event {
-		case "killed":
+		case agents.LogKilled:
 			killed = r.Time
-		case "tabs_closed":
+		case agents.LogTabsClosed:
 			if r.Error == "" && r.Text != "0 tabs" {
 				closed = r.Time
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/agents"
 	"vroom/internal/modeltest"
 )
 
@@ -80,7 +81,7 @@ func TestUserCorrection(t *testing.T) {
 	}
 	spawns := 0
 	for _, r := range h.log.records(t) {
-		if r.Event == "spawn" {
+		if r.Event == agents.LogSpawn {
 			spawns++
 		}
 	}

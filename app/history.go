@@ -57,13 +57,13 @@ func summarizeRecords(id string, recs []agents.LogRecord) (RunSummary, bool) {
 	rs := RunSummary{ID: id, Outcome: "unfinished", Started: recs[0].Time}
 	for _, r := range recs {
 		switch r.Event {
-		case "run_start":
+		case agents.LogRunStart:
 			rs.Task = r.Text
-		case "spawn":
+		case agents.LogSpawn:
 			rs.Agents++
-		case "killed":
+		case agents.LogKilled:
 			rs.Outcome = "killed"
-		case "run_done":
+		case agents.LogRunDone:
 			rs.Ended = r.Time
 			rs.Summary = r.Text
 			if rs.Outcome != "killed" {

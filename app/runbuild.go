@@ -209,7 +209,7 @@ func (b *BuiltRun) forward(parent context.Context) {
 				b.forwardErr = fmt.Errorf("forward the run's events: %w", err)
 				return
 			}
-			if ri, ok := e.Data.(agents.RunInfo); ok && ri.State != "started" {
+			if ri, ok := e.Data.(agents.RunInfo); ok && ri.State != agents.RunStarted {
 				return
 			}
 		}
@@ -299,7 +299,7 @@ func (b *BuiltRun) close() error {
 func (b *BuiltRun) closeTabs() error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(b.ctx), closeGrace)
 	defer cancel()
-	rec := agents.LogRecord{Event: "tabs_closed", Text: fmt.Sprintf("%d tabs", len(b.Tabs.Opened()))}
+	rec := agents.LogRecord{Event: agents.LogTabsClosed, Text: fmt.Sprintf("%d tabs", len(b.Tabs.Opened()))}
 	err := b.Tabs.CloseOpened(ctx)
 	if err != nil {
 		rec.Error = err.Error()

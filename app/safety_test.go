@@ -40,7 +40,7 @@ func TestPlaceOrderNeedsConfirmation(t *testing.T) {
 			})
 			var answered string
 			for _, r := range h.log.records(t) {
-				if r.Event == "confirm_answered" {
+				if r.Event == agents.LogConfirmAnswered {
 					answered = r.Text
 				}
 			}
