@@ -57,7 +57,7 @@ func runExecutor(tb testing.TB, steps int) (*modeltest.Server, *executor) {
 	tab := newFakeTab("tab-1", "http://form.test/")
 	formPage(tab)
 	tab.onNavigate = func(t *fakeTab, url string) { formPage(t) }
-	p, err := r.procs.add("fill the long form", func() {}, false)
+	p, err := r.procs.add("fill the long form", "", func() {}, false)
 	if err != nil {
 		tb.Fatal(err)
 	}

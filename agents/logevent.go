@@ -29,7 +29,9 @@ const (
 	// LogSpawn is an executor started: Agent, PID, Tab, the URL it opened
 	// and its task as Text.
 	LogSpawn LogEvent = "spawn"
-	// LogSpawnFailed is a spawn refused; Text is the task.
+	// LogSpawnFailed is a spawn refused, or an executor that could not
+	// open or attach its tab (then with its Agent, PID and Tab); Text is
+	// the task.
 	LogSpawnFailed LogEvent = "spawn_failed"
 	// LogReassign is a running executor's task moved to another tab;
 	// Text is the summary its predecessor ends with.

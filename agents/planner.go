@@ -69,7 +69,13 @@ func (p *planner) execTool(ctx context.Context, tc toolCall) toolOut {
 			p.r.log.Write(LogRecord{Event: LogSpawnFailed, Agent: p.name, Text: x.Task, Error: err.Error()})
 			return toolOut{text: "spawn failed: " + err.Error()}
 		}
-		return toolOut{text: jsonString(map[string]any{"pid": info.PID, "tab": info.Tab, "agent": info.Agent})}
+		// A new tab's id is known once the executor has opened it, which
+		// spawn does not wait for: wait reports it.
+		out := map[string]any{"pid": info.PID, "agent": info.Agent}
+		if info.Tab != "" {
+			out["tab"] = info.Tab
+		}
+		return toolOut{text: jsonString(out)}
 	case "wait":
 		var x waitArgs
 		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {

@@ -80,8 +80,10 @@ func newProcTable(maxRunning, maxSpawns int, clock Clock, onChange func(ProcInfo
 }
 
 // add registers a new running process, within the limits; one that
-// replaces a running process is not held to the running limit.
-func (t *procTable) add(task string, cancel context.CancelFunc, replacing bool) (*proc, error) {
+// replaces a running process is not held to the running limit. tab is the
+// existing tab it will work in ("" for a new one, known once opened), set
+// at once so a later spawn there waits for this one's release.
+func (t *procTable) add(task, tab string, cancel context.CancelFunc, replacing bool) (*proc, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	running := 0
@@ -98,7 +100,7 @@ func (t *procTable) add(task string, cancel context.CancelFunc, replacing bool) 
 	}
 	t.next++
 	p := &proc{
-		info:   ProcInfo{PID: t.next, Agent: fmt.Sprintf("agent %d", t.next), Task: task, State: ProcRunning, Started: t.clock.Now()},
+		info:   ProcInfo{PID: t.next, Agent: fmt.Sprintf("agent %d", t.next), Task: task, Tab: tab, State: ProcRunning, Started: t.clock.Now()},
 		cancel: cancel,
 		done:   make(chan struct{}),
 		exited: make(chan struct{}),

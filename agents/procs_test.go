@@ -17,7 +17,7 @@ func TestWaitAnyAllTimeout(t *testing.T) {
 	pt := newProcTable(4, 10, clk, nil)
 	var ps []*proc
 	for _, task := range []string{"a", "b", "c"} {
-		p, err := pt.add(task, func() {}, false)
+		p, err := pt.add(task, "", func() {}, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -314,6 +314,12 @@ func (r *Run) Reassign(ctx context.Context, pid int, tabID string) (ProcInfo, er
 	return p, nil
 }
 
+// spawn registers an executor and returns its PID at once: opening or
+// attaching its tab is the executor's first act, in its own goroutine, so
+// the planner's spawns do not queue behind page loads (issue 12). A tab
+// that cannot be had ends that executor as failed, which wait reports. A
+// replacing spawn (Reassign) opens its tab before it returns, since its
+// predecessor goes on when the successor cannot start.
 func (r *Run) spawn(ctx context.Context, task, tabID, url string, replacing bool) (ProcInfo, error) {
 	if err := r.ctx.Err(); err != nil {
 		return ProcInfo{}, fmt.Errorf("spawn: %w", context.Cause(r.ctx))
@@ -326,43 +332,70 @@ func (r *Run) spawn(ctx context.Context, task, tabID, url string, replacing bool
 		r.gate.setOrigin(url)
 	}
 	pctx, cancel := context.WithCancel(r.ctx)
-	p, err := r.procs.add(task, cancel, replacing)
+	p, err := r.procs.add(task, tabID, cancel, replacing)
 	if err != nil {
 		cancel()
 		return ProcInfo{}, err
 	}
+	if replacing {
+		tab, err := r.openTab(ctx, p, tabID, url)
+		if err != nil {
+			return r.info(p), err
+		}
+		r.start(pctx, p, func() (Tab, error) { return tab, nil })
+		return r.info(p), nil
+	}
+	r.start(pctx, p, func() (Tab, error) { return r.openTab(pctx, p, tabID, url) })
+	return r.info(p), nil
+}
+
+// start runs p's executor in its own goroutine, once open has given it its
+// tab; a failed open has already ended p.
+func (r *Run) start(ctx context.Context, p *proc, open func() (Tab, error)) {
+	r.execs.Add(1)
+	go func() {
+		defer r.execs.Done()
+		tab, err := open()
+		if err != nil {
+			close(p.exited) // it never held the tab
+			return
+		}
+		r.execute(ctx, p, tab)
+	}()
+}
+
+// openTab leases the existing tab tabID to p (after any finished process
+// there has let go of it) or opens a new one at url, and announces p. On
+// failure p ends failed, with a summary naming the error.
+func (r *Run) openTab(ctx context.Context, p *proc, tabID, url string) (Tab, error) {
 	name := p.info.Agent
 	var tab Tab
+	var err error
 	if tabID != "" {
-		if err := r.procs.awaitRelease(ctx, tabID); err != nil {
-			r.procs.finish(p, ProcFailed, err.Error(), false)
-			cancel()
-			return p.info, fmt.Errorf("spawn %s: the tab's last agent did not let go of it: %w", name, err)
+		if err = r.procs.awaitRelease(ctx, tabID); err != nil {
+			err = fmt.Errorf("spawn %s: the tab's last agent did not let go of it: %w", name, err)
+		} else if tab, err = r.cfg.Tabs.Attach(ctx, name, tabID); err != nil {
+			err = fmt.Errorf("spawn %s: %w", name, err)
 		}
-		tab, err = r.cfg.Tabs.Attach(ctx, name, tabID)
-	} else {
-		tab, err = r.cfg.Tabs.Open(ctx, name, url)
+	} else if tab, err = r.cfg.Tabs.Open(ctx, name, url); err != nil {
+		err = fmt.Errorf("spawn %s: %w", name, err)
 	}
 	if err != nil {
-		err = fmt.Errorf("spawn %s: %w", name, err)
-		r.procs.finish(p, ProcFailed, err.Error(), false)
-		cancel()
-		return p.info, err
+		r.procs.finish(p, ProcFailed, "could not start: "+err.Error(), false)
+		p.cancel()
+		r.log.Write(LogRecord{Event: LogSpawnFailed, Agent: name, PID: p.info.PID, Text: p.info.Task, URL: url, Tab: tabID, Error: err.Error()})
+		r.room.Notice("%s could not start: %s", name, clip(err.Error(), 300))
+		return nil, err
 	}
 	r.procs.update(p, func(i *ProcInfo) { i.Tab = tab.ID() })
-	r.log.Write(LogRecord{Event: LogSpawn, Agent: name, PID: p.info.PID, Text: task, URL: url, Tab: tab.ID()})
+	r.log.Write(LogRecord{Event: LogSpawn, Agent: name, PID: p.info.PID, Text: p.info.Task, URL: url, Tab: tab.ID()})
 	where := tab.Info()
 	if url != "" && (where.URL == "" || where.URL == "about:blank") {
 		// A new tab is still loading url: it is named by where it goes.
 		where = TabInfo{URL: url}
 	}
-	r.room.Notice("%s started on %s: %s", name, where.Name(), task)
-	r.execs.Add(1)
-	go func() {
-		defer r.execs.Done()
-		r.execute(pctx, p, tab)
-	}()
-	return r.info(p), nil
+	r.room.Notice("%s started on %s: %s", name, where.Name(), p.info.Task)
+	return tab, nil
 }
 
 func (r *Run) info(p *proc) ProcInfo {

@@ -248,7 +248,8 @@ func TestReassignTellsTheWaiterWhereTheWorkWent(t *testing.T) {
 // TestRetryWaitsForTheTabsRelease: a killed agent is reported finished
 // before its executor has unwound and let go of its tab; a retry spawned
 // in that tab at once waits for the release instead of failing on the
-// lease (the CI flake of app's TestRetryOnSameTab).
+// lease (the CI flake of app's TestRetryOnSameTab). The spawn itself
+// returns at once: the waiting is the retry's first act.
 func TestRetryWaitsForTheTabsRelease(t *testing.T) {
 	t.Parallel()
 	tr := newTestRun(t, nil)
@@ -264,21 +265,71 @@ func TestRetryWaitsForTheTabsRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tab := waitTab(t, tr.Run, p.PID)
 	if err := tr.killProc(p.PID); err != nil {
 		t.Fatal(err)
 	}
-	spawned := make(chan error, 1)
-	go func() {
-		_, err := tr.Spawn(ctx, "retry: save", p.Tab, "")
-		spawned <- err
-	}()
-	select {
-	case err := <-spawned:
-		t.Fatalf("the retry did not wait for the tab: %v", err)
-	default:
+	// The spawn returns while the tab is still held (letGo is open).
+	retry, err := tr.Spawn(ctx, "retry: save", tab, "")
+	if err != nil || retry.Tab != tab || retry.State != ProcRunning {
+		t.Fatalf("retry: %v %+v", err, retry)
 	}
 	close(letGo)
-	if err := <-spawned; err != nil {
-		t.Fatalf("retry in the released tab: %v", err)
+	w, err := tr.Wait(ctx, []int{retry.PID}, true, 10*time.Second)
+	if err != nil || len(w.Finished) != 1 || !w.Finished[0].Success {
+		t.Fatalf("retry in the released tab: %v %+v", err, w)
+	}
+}
+
+// TestSpawnReturnsAtOnceAndOpenFailsInWait: spawn does not wait for the
+// tab; a tab that cannot be had ends that executor as failed, and wait
+// reports it with the error in its summary.
+func TestSpawnReturnsAtOnceAndOpenFailsInWait(t *testing.T) {
+	t.Parallel()
+	tr := newTestRun(t, nil)
+	held := newFakeTab("held-tab", "http://form.test/held")
+	tr.tabs.put(held)
+	if _, err := tr.tabs.Attach(context.Background(), "agent 9 of another run", "held-tab"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := tr.Spawn(ctx, "save", "held-tab", "")
+	if err != nil || p.State != ProcRunning {
+		t.Fatalf("spawn: %v %+v", err, p)
+	}
+	w, err := tr.Wait(ctx, []int{p.PID}, true, 10*time.Second)
+	if err != nil || len(w.Finished) != 1 {
+		t.Fatalf("%v %+v", err, w)
+	}
+	f := w.Finished[0]
+	if f.State != ProcFailed || !strings.Contains(f.Summary, "agent 9 of another run") || f.Tab != "held-tab" {
+		t.Fatalf("the waiter saw %+v", f)
+	}
+	var logged bool
+	for _, rec := range tr.log.records(t) {
+		logged = logged || (rec.Event == LogSpawnFailed && rec.PID == p.PID)
+	}
+	if !logged {
+		t.Error("the failed open was not logged")
+	}
+}
+
+// waitTab waits until process pid has its tab and returns the tab's id.
+func waitTab(t *testing.T, r *Run, pid int) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sub := r.Room().Subscribe(ctx)
+	for {
+		for _, p := range r.Procs() {
+			if p.PID == pid && p.Tab != "" {
+				return p.Tab
+			}
+		}
+		select {
+		case <-sub.C():
+		case <-ctx.Done():
+			t.Fatalf("process %d never got a tab: %+v", pid, r.Procs())
+		}
 	}
 }

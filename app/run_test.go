@@ -256,7 +256,8 @@ func TestAttachLoggedInTab(t *testing.T) {
 }
 
 // TestAttachLeasedTab: a tab leased to someone else cannot be spawned on;
-// the planner gets a tool result naming the holder.
+// the executor fails at its first act, and the planner's wait names the
+// holder.
 func TestAttachLeasedTab(t *testing.T) {
 	t.Parallel()
 	s := newSite(t)
@@ -269,11 +270,12 @@ func TestAttachLeasedTab(t *testing.T) {
 	defer l.Release()
 	h.srv.Script("planner",
 		modeltest.Step{Match: modeltest.ToolResults(0), Reply: call("spawn", "task", "get a quote", "tab", tab.ID())},
-		modeltest.Step{Match: modeltest.ToolResults(1), Func: func(r *modeltest.Request) modeltest.Reply {
+		modeltest.Step{Match: modeltest.ToolResults(1), Reply: call("wait", "mode", "all")},
+		modeltest.Step{Match: modeltest.ToolResults(2), Func: func(r *modeltest.Request) modeltest.Reply {
 			return done(r.LastText(), false)
 		}})
 	res := h.execute(t, "quote")
-	if !strings.Contains(res.Summary, "spawn failed") || !strings.Contains(res.Summary, "leased by agent 7 of another run") {
+	if !strings.Contains(res.Summary, `"state":"failed"`) || !strings.Contains(res.Summary, "leased by agent 7 of another run") {
 		t.Fatalf("the planner was told %q", res.Summary)
 	}
 	s.state(func(s *site) {
@@ -293,15 +295,14 @@ func TestRetryOnSameTab(t *testing.T) {
 	var tabID string
 	h.srv.Script("planner",
 		modeltest.Step{Match: modeltest.ToolResults(0), Reply: call("spawn", "task", "get a quote", "url", s.URL+"/quote.html?terms=1")},
-		modeltest.Step{Match: modeltest.ToolResults(1), Func: func(r *modeltest.Request) modeltest.Reply {
-			m := regexp.MustCompile(`"tab":"([^"]+)"`).FindStringSubmatch(r.LastText())
-			tabID = m[1]
-			return call("wait", "mode", "all")
-		}},
+		modeltest.Step{Match: modeltest.ToolResults(1), Reply: call("wait", "mode", "all")},
 		modeltest.Step{Match: modeltest.ToolResults(2), Func: func(r *modeltest.Request) modeltest.Reply {
 			if !strings.Contains(r.LastText(), `"success":false`) {
 				return done("expected a failure: "+r.LastText(), false)
 			}
+			// A new tab's id comes with the wait's result.
+			m := regexp.MustCompile(`"tab":"([^"]+)"`).FindStringSubmatch(r.LastText())
+			tabID = m[1]
 			return call("spawn", "task", "retry: accept the terms, then get a quote", "tab", tabID)
 		}},
 		modeltest.Step{Match: modeltest.ToolResults(3), Reply: call("wait", "mode", "all")},
