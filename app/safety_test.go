@@ -116,7 +116,7 @@ func TestInjectionBlocked(t *testing.T) {
 	})
 	var why string
 	for _, r := range h.log.records(t) {
-		if r.Event == "policy_denied" {
+		if r.Event == agents.LogPolicyDenied {
 			why = r.Error
 		}
 	}
