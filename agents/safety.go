@@ -116,13 +116,24 @@ func (f ConfirmFunc) Confirm(ctx context.Context, c Confirmation) (Decision, err
 // Policy is a run's safety policy.
 type Policy struct {
 	// Allow, when not empty, is the only hosts navigation may reach (a
-	// host matches itself and its subdomains).
+	// host pattern, see ValidateHost, matches itself and its subdomains).
 	Allow []string
 	// Block lists hosts navigation may never reach.
 	Block []string
-	// ConfirmLeaveOrigin asks the person before navigating away from the
-	// run's starting origin.
+	// ConfirmLeaveOrigin asks the person before an agent leaves the run's
+	// sites (headless: denies it unless AllowAnyHost). The sites are Sites,
+	// the origins of the tabs the run was given or started on, the hosts
+	// the task names, and the hosts the person allowed during the run.
 	ConfirmLeaveOrigin bool
+	// Sites are host patterns the run starts with: the hosts the task
+	// names, the attached tabs' hosts, and vroom run's --allow-host.
+	Sites []string
+	// AllowAnyHost lets agents leave the run's sites without asking
+	// (vroom run --allow-any-host). It never lifts the exfiltration guard.
+	AllowAnyHost bool
+	// Secrets are values that never leave the run's sites without the
+	// person, whatever else allows it: the API key.
+	Secrets []string
 	// AllowIrreversible approves irreversible actions without asking
 	// (vroom run --allow-irreversible).
 	AllowIrreversible bool
@@ -131,18 +142,43 @@ type Policy struct {
 // ErrDenied is returned for an action the policy or the person refused.
 var ErrDenied = errors.New("denied")
 
-// gate applies a Policy for one run, remembering "allow for this run".
+// gate applies a Policy for one run, remembering "allow for this run" and
+// the run's sites as they grow.
 type gate struct {
 	policy  Policy
 	confirm Confirmer // nil: headless, deny what needs asking
-	origin  string    // the starting origin, once known
 
 	mu      sync.Mutex
-	allowed map[string]bool
+	sites   []hostPattern   // the run's sites, in the order they joined
+	allowed map[string]bool // "allow for this run" answers, by action and target
+	passes  map[string]int  // URLs the person approved, once each, for the request guard
+	seen    *personal       // the person's data seen during the run (exfil.go)
 }
 
 func newGate(p Policy, c Confirmer) *gate {
-	return &gate{policy: p, confirm: c, allowed: map[string]bool{}}
+	g := &gate{policy: p, confirm: c, allowed: map[string]bool{}, passes: map[string]int{}, seen: newPersonal(p.Secrets)}
+	for _, s := range p.Sites {
+		// The faces validate patterns before a run starts (ValidateHost);
+		// one that slipped through names no site rather than every one.
+		if hp, err := parseHost(s); err == nil {
+			g.sites = append(g.sites, hp)
+		}
+	}
+	return g
+}
+
+// Policy returns the run's policy, as its faces built it.
+func (r *Run) Policy() Policy { return r.gate.policy }
+
+// Sites lists the run's sites so far, as people read them.
+func (r *Run) Sites() []string {
+	r.gate.mu.Lock()
+	defer r.gate.mu.Unlock()
+	out := make([]string, len(r.gate.sites))
+	for i, s := range r.gate.sites {
+		out[i] = s.String()
+	}
+	return out
 }
 
 func hostMatches(host, pattern string) bool {
@@ -159,28 +195,67 @@ func originOf(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// setOrigin records the run's starting origin, the first one seen.
+// setOrigin adds the origin of raw, a page the run started on or was
+// given, to the run's sites.
 func (g *gate) setOrigin(raw string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.origin == "" {
-		g.origin = originOf(raw)
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return
 	}
+	g.addSite(originSite(u))
 }
 
-// navigation checks a destination against the lists and the origin rule.
-func (g *gate) navigation(ctx context.Context, agent, raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "about") {
-		return fmt.Errorf("navigate to %q: %w: only http and https URLs are allowed", raw, ErrDenied)
+func (g *gate) addSite(hp hostPattern) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, s := range g.sites {
+		if s == hp {
+			return
+		}
 	}
+	g.sites = append(g.sites, hp)
+}
+
+// inSites reports whether u is one of the run's sites; with no sites yet,
+// u becomes the first (the page the run starts on).
+func (g *gate) inSites(u *url.URL) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.sites) == 0 {
+		g.sites = append(g.sites, originSite(u))
+		return true
+	}
+	for _, s := range g.sites {
+		if s.matches(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// sitesText names the run's sites for a reason shown to the person.
+func (g *gate) sitesText() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.sites) == 1 {
+		return "the run's starting origin " + g.sites[0].origin
+	}
+	names := make([]string, len(g.sites))
+	for i, s := range g.sites {
+		names[i] = s.String()
+	}
+	return "the run's sites (" + strings.Join(names, ", ") + ")"
+}
+
+// lists applies the block and allow lists to u.
+func (g *gate) lists(raw string, u *url.URL) error {
 	host := u.Hostname()
 	for _, b := range g.policy.Block {
 		if hostMatches(host, b) {
 			return fmt.Errorf("navigate to %s: %w: %s is on the block list", raw, ErrDenied, host)
 		}
 	}
-	if len(g.policy.Allow) > 0 {
+	if len(g.policy.Allow) > 0 && u.Scheme != "about" {
 		ok := false
 		for _, a := range g.policy.Allow {
 			ok = ok || hostMatches(host, a)
@@ -189,16 +264,77 @@ func (g *gate) navigation(ctx context.Context, agent, raw string) error {
 			return fmt.Errorf("navigate to %s: %w: %s is not on the allow list", raw, ErrDenied, host)
 		}
 	}
-	g.mu.Lock()
-	origin := g.origin
-	g.mu.Unlock()
-	if g.policy.ConfirmLeaveOrigin && origin != "" && originOf(raw) != origin {
-		return g.ask(ctx, Confirmation{
-			Agent: agent, Action: "navigate to " + raw, Target: originOf(raw),
-			Reason: "it leaves the run's starting origin " + origin, URL: raw,
-		})
-	}
 	return nil
+}
+
+// navigation checks a destination an agent or the planner chose, before
+// the browser goes there: the lists, the exfiltration guard and the rule
+// on leaving the run's sites. What the person approves here passes the
+// request guard once (request, in exfil.go), so they are asked once.
+func (g *gate) navigation(ctx context.Context, agent, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "about") {
+		return fmt.Errorf("navigate to %q: %w: only http and https URLs are allowed", raw, ErrDenied)
+	}
+	if err := g.lists(raw, u); err != nil {
+		return err
+	}
+	if u.Scheme == "about" || g.inSites(u) {
+		return nil
+	}
+	found := g.seen.leaks(raw, "", nil)
+	shown := masked(raw, found)
+	c := Confirmation{Agent: agent, Action: "navigate to " + shown, Target: originOf(raw), URL: shown}
+	if err := g.outside(ctx, c, u, found); err != nil {
+		return err
+	}
+	g.pass(raw)
+	return nil
+}
+
+// outside decides on a request that leaves the run's sites: with the
+// person's data in it, only the person may let it go (headless: never);
+// otherwise the leaving rule applies. c is the card, without its reason.
+func (g *gate) outside(ctx context.Context, c Confirmation, u *url.URL, found []leak) error {
+	if len(found) > 0 {
+		c.Reason = exfilReason(u, found, g.sitesText())
+		d, err := g.ask(ctx, c, false, "headless runs never send the person's data off the run's sites")
+		if err == nil && d == AllowForRun {
+			g.addSite(originSite(u))
+		}
+		return err
+	}
+	if !g.policy.ConfirmLeaveOrigin || g.policy.AllowAnyHost {
+		return nil
+	}
+	c.Reason = "it leaves " + g.sitesText()
+	d, err := g.ask(ctx, c, false, "headless runs deny it unless --allow-host "+u.Host+" or --allow-any-host")
+	if err == nil && d == AllowForRun {
+		g.addSite(originSite(u))
+	}
+	return err
+}
+
+// pass lets the request guard through once for raw, which the person (or
+// the policy) has just approved.
+func (g *gate) pass(raw string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.passes[raw]++
+}
+
+// takePass uses up an approval of raw, if there is one.
+func (g *gate) takePass(raw string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.passes[raw] == 0 {
+		return false
+	}
+	g.passes[raw]--
+	if g.passes[raw] == 0 {
+		delete(g.passes, raw)
+	}
+	return true
 }
 
 // action checks an action on its target; irreversible ones need approval.
@@ -208,34 +344,41 @@ func (g *gate) action(ctx context.Context, agent string, a Action, t Target) (Cl
 		return class, nil
 	}
 	target := strings.TrimSpace(t.Role + " " + fmt.Sprintf("%q", t.Name))
-	return class, g.ask(ctx, Confirmation{Agent: agent, Action: a.String(), Target: target, Reason: reason, URL: t.URL})
+	_, err := g.ask(ctx, Confirmation{Agent: agent, Action: a.String(), Target: target, Reason: reason, URL: t.URL},
+		g.policy.AllowIrreversible, "headless runs deny unless --allow-irreversible")
+	return class, err
 }
 
 // ask gets the person's decision, remembering "allow for this run" for the
-// same verbatim action and target.
-func (g *gate) ask(ctx context.Context, c Confirmation) error {
+// same verbatim action and target. bypass approves without asking (a flag
+// the person gave); headless says, in a refusal with nobody to ask, what
+// would have allowed it.
+func (g *gate) ask(ctx context.Context, c Confirmation, bypass bool, headless string) (Decision, error) {
 	key := c.Action + "\x00" + c.Target
 	g.mu.Lock()
 	ok := g.allowed[key]
 	g.mu.Unlock()
-	if ok || g.policy.AllowIrreversible {
-		return nil
+	if ok {
+		return AllowForRun, nil
+	}
+	if bypass {
+		return AllowOnce, nil
 	}
 	if g.confirm == nil {
-		return fmt.Errorf("%s: %w: %s, and nobody is there to approve it (headless runs deny unless --allow-irreversible)", c.Action, ErrDenied, c.Reason)
+		return Deny, fmt.Errorf("%s: %w: %s, and nobody is there to approve it (%s)", c.Action, ErrDenied, c.Reason, headless)
 	}
 	d, err := g.confirm.Confirm(ctx, c)
 	if err != nil {
-		return fmt.Errorf("confirm %s: %w", c.Action, err)
+		return Deny, fmt.Errorf("confirm %s: %w", c.Action, err)
 	}
 	switch d {
 	case AllowForRun:
 		g.mu.Lock()
 		g.allowed[key] = true
 		g.mu.Unlock()
-		return nil
+		return d, nil
 	case AllowOnce:
-		return nil
+		return d, nil
 	}
-	return fmt.Errorf("%s: %w by the user (%s)", c.Action, ErrDenied, c.Reason)
+	return Deny, fmt.Errorf("%s: %w by the user (%s)", c.Action, ErrDenied, c.Reason)
 }

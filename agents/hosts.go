@@ -1,0 +1,149 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// ErrBadHost is wrapped by every host pattern ValidateHost rejects, so a
+// face can tell a person's typo from an I/O failure with errors.Is.
+var ErrBadHost = errors.New("bad host pattern")
+
+// hostPattern is one of the run's sites or a list entry: a host (its
+// subdomains included) and, when given, a port. Two origins on one host
+// but different ports are different sites: 127.0.0.1:8080 is not
+// 127.0.0.1:9090, and neither is localhost:8080.
+type hostPattern struct {
+	host   string // lower case, no "*." prefix
+	port   string // "" matches any port
+	origin string // how people read it: the origin when it came from a page
+}
+
+// String renders the pattern as a person wrote it (or the page's origin).
+func (h hostPattern) String() string {
+	if h.origin != "" {
+		return h.origin
+	}
+	if h.port != "" {
+		return net.JoinHostPort(h.host, h.port)
+	}
+	return h.host
+}
+
+// matches reports whether u's host is h's host or a subdomain of it, on
+// h's port when h has one.
+func (h hostPattern) matches(u *url.URL) bool {
+	if !hostMatches(u.Hostname(), h.host) {
+		return false
+	}
+	return h.port == "" || h.port == effectivePort(u)
+}
+
+// effectivePort is u's port, or its scheme's default.
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+// originSite is the site of a page: its host on its port.
+func originSite(u *url.URL) hostPattern {
+	return hostPattern{host: strings.ToLower(u.Hostname()), port: effectivePort(u), origin: u.Scheme + "://" + u.Host}
+}
+
+var labelRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
+
+// ValidateHost checks a host pattern as Settings and vroom run take it:
+// a host name or IP address, optionally "*." before it (subdomains match
+// anyway) and ":port" after it. The error says what is wrong and wraps
+// ErrBadHost.
+func ValidateHost(pattern string) error {
+	_, err := parseHost(pattern)
+	return err
+}
+
+func parseHost(pattern string) (hostPattern, error) {
+	bad := func(format string, a ...any) (hostPattern, error) {
+		return hostPattern{}, fmt.Errorf("%w: %q %s", ErrBadHost, pattern, fmt.Sprintf(format, a...))
+	}
+	p := strings.ToLower(pattern)
+	switch {
+	case strings.TrimSpace(p) == "":
+		return bad("is empty: give a host such as example.com")
+	case strings.Contains(p, "://"):
+		return bad("is a URL: give only its host, such as example.com")
+	case strings.ContainsAny(p, " \t\r\n"):
+		return bad("contains spaces")
+	case strings.ContainsAny(p, "/?#@"):
+		return bad("is not a host: no paths, queries or user names, only a host such as example.com")
+	}
+	p = strings.TrimPrefix(p, "*.")
+	if strings.Contains(p, "*") {
+		return bad("has a wildcard inside: only a leading *. is allowed, as in *.example.com")
+	}
+	host, port := p, ""
+	if h, pt, err := net.SplitHostPort(p); err == nil {
+		host, port = h, pt
+		if n, err := strconv.Atoi(pt); err != nil || n < 1 || n > 65535 {
+			return bad("has port %q: a port is a number from 1 to 65535", pt)
+		}
+	} else if strings.Count(p, ":") == 1 {
+		return bad("has an empty or malformed port")
+	}
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil {
+		return hostPattern{host: ip.String(), port: port}, nil
+	}
+	if len(host) > 253 {
+		return bad("is longer than a host name may be")
+	}
+	for _, l := range strings.Split(host, ".") {
+		if !labelRE.MatchString(l) {
+			return bad("is not a host name: %q is not a valid part (letters, digits and inner hyphens)", l)
+		}
+	}
+	return hostPattern{host: host, port: port}, nil
+}
+
+// namedHostRE finds hosts a task names: URLs, and bare names with a
+// top-level domain of letters (example.com, docs.python.org).
+var namedHostRE = regexp.MustCompile(`(?i)\bhttps?://[^\s/?#"'<>]+|\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,24}\b(?::\d{1,5})?`)
+
+// HostsNamed lists the hosts a task's text names, as host patterns: they
+// are among the run's sites, since the person asked for them.
+func HostsNamed(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range namedHostRE.FindAllString(text, -1) {
+		h := m
+		if u, err := url.Parse(m); err == nil && u.Host != "" {
+			h = u.Host
+		}
+		h = strings.ToLower(strings.TrimSuffix(h, "."))
+		if _, err := parseHost(h); err != nil || seen[h] || looksLikeFile(h) {
+			continue
+		}
+		seen[h] = true
+		out = append(out, h)
+	}
+	return out
+}
+
+// looksLikeFile tells "report.pdf" or "main.go" from a host: a task that
+// names a file does not name a site.
+func looksLikeFile(h string) bool {
+	i := strings.LastIndexByte(h, '.')
+	switch h[i+1:] {
+	case "pdf", "txt", "csv", "json", "go", "js", "ts", "py", "md", "html", "htm", "png", "jpg", "jpeg", "gif", "doc", "docx", "xls", "xlsx", "zip":
+		return !strings.Contains(h[:i], ".")
+	}
+	return false
+}
