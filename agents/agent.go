@@ -32,10 +32,14 @@ const (
 	// observations so reading the page never pushes the last control list
 	// (and its refs) out of the prompt.
 	pageTextMsg
+	// foundMsg is what observe returned for a query, roles or within: a
+	// search, not the page. Counted apart so searching never pushes the
+	// latest view of the page (and its refs) out of the prompt.
+	foundMsg
 )
 
 // How many messages of each kind stay whole; older ones shrink to a line.
-var keepWhole = map[msgKind]int{fullObsMsg: 2, diffMsg: 3, imageMsg: 1, pageTextMsg: 1}
+var keepWhole = map[msgKind]int{fullObsMsg: 2, diffMsg: 3, imageMsg: 1, pageTextMsg: 1, foundMsg: 2}
 
 type histMsg struct {
 	m     openai.ChatCompletionMessage
@@ -145,6 +149,11 @@ func (a *agent) call(ctx context.Context) (modelReply, error) {
 				return modelReply{}, context.Cause(ctx)
 			}
 			a.r.log.Write(LogRecord{Event: LogError, Agent: a.name, PID: a.pid, Error: err.Error()})
+			if runFault(err) {
+				// Every agent shares the key and the server: the whole run
+				// stops now, not one agent after another.
+				a.r.Fail(err)
+			}
 			return modelReply{}, err
 		}
 		a.usage = a.usage.Add(reply.Usage)
@@ -166,9 +175,14 @@ func (a *agent) call(ctx context.Context) (modelReply, error) {
 const nudge = "You replied with text, but only tool calls do anything: nobody reads text outside them. " +
 	"Call one of your tools. If you are finished, call done with the complete result."
 
-// loop runs turns until a tool call finishes the agent or it fails.
+// loop runs turns until a tool call finishes the agent or it fails. Replies
+// without a usable tool call are tolerated a little (prose is nudged,
+// malformed arguments explained once), but garbageLimit of them in a row,
+// of either kind, stop the agent (ErrModelGarbage): it makes no further
+// call, and the planner decides with the failure in hand. The planner's
+// own garbage ends the run, as any planner failure does.
 func (a *agent) loop(ctx context.Context) (final, error) {
-	nudges, malformed := 0, 0
+	nudges, malformed, garbage := 0, 0, 0
 	for {
 		if fin, err := a.mayTurn(ctx); err != nil {
 			return fin, err
@@ -179,8 +193,9 @@ func (a *agent) loop(ctx context.Context) (final, error) {
 		}
 		a.steps++
 		if len(reply.ToolCalls) == 0 {
-			if nudges >= 2 {
-				return final{summary: "stopped: the model kept answering in prose instead of calling a tool: " + clip(reply.Content, 300)}, ErrNoToolCall
+			garbage++
+			if nudges >= 2 || garbage >= garbageLimit {
+				return a.garbage("stopped: the model kept answering in prose instead of calling a tool: "+clip(reply.Content, 300), ErrNoToolCall)
 			}
 			nudges++
 			a.nudge(reply)
@@ -195,13 +210,22 @@ func (a *agent) loop(ctx context.Context) (final, error) {
 			return *fin, nil
 		}
 		if !bad {
-			malformed = 0
+			malformed, garbage = 0, 0
 			continue
 		}
-		if malformed++; malformed >= 2 {
-			return final{summary: "stopped: the model sent malformed tool arguments again after being told what was wrong"}, ErrMalformed
+		garbage++
+		if malformed++; malformed >= 2 || garbage >= garbageLimit {
+			return a.garbage("stopped: the model sent malformed tool arguments again after being told what was wrong", ErrMalformed)
 		}
 	}
+}
+
+// garbage ends the agent on a model that keeps answering without a usable
+// tool call.
+func (a *agent) garbage(summary string, kind error) (final, error) {
+	err := fmt.Errorf("%s: %w: %w", a.name, ErrModelGarbage, kind)
+	a.r.log.Write(LogRecord{Event: LogError, Agent: a.name, PID: a.pid, Error: err.Error()})
+	return final{summary: summary}, err
 }
 
 // mayTurn says whether the agent may take another turn: not once its run

@@ -58,6 +58,9 @@ type ModelConfig struct {
 	MaxTokens int
 	// Clock times the back-off (default the wall clock).
 	Clock Clock
+	// KeyHint says where the person sets the key ("set it in Settings"),
+	// added to the failure when the server refuses it.
+	KeyHint string
 	// HTTPClient is the client to use (default a new http.Client).
 	HTTPClient *http.Client
 }
@@ -228,6 +231,9 @@ func (m *Model) complete(ctx context.Context, c modelCall) (modelReply, error) {
 			return modelReply{}, fmt.Errorf("complete %s: %w", c.Role, ctx.Err())
 		}
 		if !retryable(err) || attempt > m.cfg.MaxRetries {
+			if f := m.fault(err, attempt); f != nil {
+				return modelReply{}, fmt.Errorf("complete %s: %w", c.Role, f)
+			}
 			return modelReply{}, fmt.Errorf("complete %s after %d attempts: %w: %w", c.Role, attempt, ErrModel, lastErr)
 		}
 		wait := retryAfter
@@ -335,6 +341,40 @@ func estimateUsage(req openai.ChatCompletionRequest, contentLen, toolCalls int) 
 		}
 	}
 	return Usage{PromptTokens: n / 4, CompletionTokens: (contentLen + toolCalls*16) / 4}
+}
+
+// fault classifies a call's last error as a fault no retry mends: a key
+// refused (401, 403: never retried, since asking again cannot help), or a
+// server that stayed unreachable through every retry. nil: an ordinary
+// failure (a 400, 5xx that kept coming), which ends only the calling agent.
+func (m *Model) fault(err error, attempts int) *ModelFault {
+	f := &ModelFault{URL: NormalizeBaseURL(m.cfg.BaseURL), Attempts: attempts, Err: err}
+	switch st := httpStatus(err); {
+	case st == http.StatusUnauthorized || st == http.StatusForbidden:
+		f.Kind, f.Status, f.Hint = ErrKeyRefused, st, m.cfg.KeyHint
+		return f
+	case st != 0:
+		return nil
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) {
+		f.Kind = ErrModelUnreachable
+		return f
+	}
+	return nil
+}
+
+// httpStatus is the HTTP status go-openai kept in err, or 0.
+func httpStatus(err error) int {
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.HTTPStatusCode
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		return reqErr.HTTPStatusCode
+	}
+	return 0
 }
 
 // retryable reports whether err is worth another attempt: rate limits,

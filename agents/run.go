@@ -69,6 +69,10 @@ type Config struct {
 	KeepCallsOnCorrection bool
 	// MaxBacklog bounds the conversation one tool result carries.
 	MaxBacklog int
+	// FailOnBrowserGone ends the whole run when a tab reports the browser
+	// gone (ErrBrowserGone): headless, nothing relaunches it. Otherwise
+	// only the agents whose tabs it held end, and the planner decides.
+	FailOnBrowserGone bool
 }
 
 // Result is a run's outcome.
@@ -147,6 +151,9 @@ func NewRun(ctx context.Context, cfg Config) *Run {
 		cfg.MaxSpawns = 16
 	}
 	r := &Run{cfg: cfg, clock: cfg.Clock, log: cfg.Log}
+	if cfg.Tabs != nil {
+		r.cfg.Tabs = faultTabs{TabProvider: cfg.Tabs, r: r}
+	}
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	r.room = newRoom(roomConfig{Clock: cfg.Clock, Floor: cfg.Floor, Voice: cfg.Voice, Log: cfg.Log, MaxBacklog: cfg.MaxBacklog})
 	r.procs = newProcTable(cfg.MaxAgents, cfg.MaxSpawns, cfg.Clock, func(p ProcInfo) {
@@ -257,7 +264,7 @@ func (r *Run) Execute(ctx context.Context, task string, tabs ...string) (Result,
 	r.execs.Wait()
 	res := Result{Summary: fin.summary, Success: fin.success && err == nil, Steps: p.steps, Usage: r.Usage(), Procs: r.procs.list()}
 	if err != nil {
-		if cause := context.Cause(r.ctx); cause != nil && errors.Is(cause, ErrKilled) {
+		if cause := context.Cause(r.ctx); cause != nil && (errors.Is(cause, ErrKilled) || runFault(cause) || errors.Is(cause, ErrBrowserGone)) {
 			err = cause
 		}
 		if res.Summary == "" {
@@ -428,6 +435,10 @@ func (r *Run) execute(ctx context.Context, p *proc, tab Tab) {
 	}
 	r.procs.account(p, e.steps, e.usage)
 	r.procs.finish(p, state, fin.summary, fin.success)
+	if info := r.info(p); info.State == ProcFailed && state != ProcFailed {
+		// Its tab was lost first (loseTab): that is what it ended of.
+		state, fin.summary = info.State, info.Summary
+	}
 	ok := fin.success && state == ProcDone
 	r.log.Write(LogRecord{Event: LogAgentDone, Agent: p.info.Agent, PID: p.info.PID, Text: fin.summary, Success: &ok, Usage: &e.usage, Error: errString(err)})
 	verdict := "finished"
