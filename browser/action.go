@@ -95,7 +95,10 @@ type Result struct {
 	Navigated bool     `json:"navigated,omitempty"`
 	URL       string   `json:"url"`
 	// Settled is false when the page was still changing at the deadline.
-	Settled bool          `json:"settled"`
+	Settled bool `json:"settled"`
+	// Pending counts the requests the action started that were still in
+	// flight when the settle's network bound (about 2 s) was reached.
+	Pending int           `json:"pending,omitempty"`
 	Took    time.Duration `json:"took"`
 	Note    string        `json:"note,omitempty"`
 }
@@ -118,10 +121,20 @@ func (r *Result) String() string {
 	if !r.Settled {
 		sb.WriteString("; the page was still changing")
 	}
+	if r.Pending > 0 {
+		fmt.Fprintf(&sb, "; still loading (%d %s)", r.Pending, plural(r.Pending, "request", "requests"))
+	}
 	if r.Note != "" {
 		sb.WriteString("; " + r.Note)
 	}
 	return sb.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // describe names an action in its errors.

@@ -283,3 +283,68 @@ func BenchmarkType(b *testing.B) {
 	}
 	b.ReportMetric(median(ms), "ms/type")
 }
+
+// BenchmarkOpenTab measures opening a tab at a local page until its load,
+// by each route Chromium offers (ARCHITECTURE.md, "Opening a tab"):
+// a new window or a tab in the existing one; the URL in
+// Target.createTarget or about:blank then a navigation (light, or the
+// checked Navigate action); and a prewarmed blank tab, where only the
+// navigation is timed. ms/open is the median.
+func BenchmarkOpenTab(b *testing.B) {
+	routes := []struct {
+		name    string
+		r       openRoute
+		prewarm bool
+	}{
+		{"window+navigate-action", openRoute{window: true, fullAct: true}, false},
+		{"window+url", openRoute{window: true, urlInCreate: true}, false},
+		{"tab+navigate-action", openRoute{fullAct: true}, false},
+		{"tab+navigate", openRoute{}, false},
+		{"tab+url", openRoute{urlInCreate: true}, false},
+		{"prewarmed+navigate", openRoute{}, true},
+	}
+	for _, rt := range routes {
+		b.Run(rt.name, func(b *testing.B) {
+			ctx := context.Background()
+			var ms []float64
+			for b.Loop() {
+				ms = append(ms, openOnce(b, ctx, rt.r, rt.prewarm))
+			}
+			b.ReportMetric(median(ms), "ms/open")
+		})
+	}
+}
+
+// openOnce opens one tab by route r (or navigates a blank tab opened
+// beforehand, untimed, when prewarm) and closes it; it returns the time
+// to the page's load in ms.
+func openOnce(b *testing.B, ctx context.Context, r openRoute, prewarm bool) float64 {
+	u := site.URL + "/form.html"
+	var tab *Tab
+	var took time.Duration
+	if prewarm {
+		t, err := testBrowser.Open(ctx, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		if err := t.Load(ctx, u); err != nil {
+			b.Fatal(err)
+		}
+		took, tab = time.Since(t0), t
+	} else {
+		t0 := time.Now()
+		t, err := testBrowser.open(ctx, u, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		took, tab = time.Since(t0), t
+	}
+	if got := tab.Info().URL; !strings.HasSuffix(got, "/form.html") {
+		b.Fatalf("opened %q", got)
+	}
+	if err := tab.Close(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return float64(took.Microseconds()) / 1000
+}

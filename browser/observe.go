@@ -20,8 +20,17 @@ type ObserveOptions struct {
 	// Roles keeps only controls with these roles; other elements are
 	// rejected before their names or geometry are computed.
 	Roles []string `json:"roles,omitempty"`
-	// Query keeps controls whose accessible name contains it.
+	// Query keeps controls whose accessible name, value or nearby text
+	// (the text of its row, list item, card or label; see nearbyText in
+	// walker.js) contains it, case-insensitively. It searches every
+	// candidate of the page, off-screen and inside scrollers included;
+	// the open dialog's and the viewport's come first, then by how well
+	// they match (the name itself, in the name, the value, nearby text).
 	Query string `json:"query,omitempty"`
+	// Within is a ref: only that element's subtree is observed (a dialog,
+	// a card), its text excerpt included. A ref never handed out is
+	// ErrUnknownRef; one whose element or document is gone, ErrStaleRef.
+	Within string `json:"within,omitempty"`
 	// All returns every candidate (up to Limit, if set) instead of the
 	// ranked frontier.
 	All bool `json:"all,omitempty"`
@@ -50,7 +59,7 @@ func (o ObserveOptions) norm() ObserveOptions {
 func (o ObserveOptions) key() string {
 	r := slices.Clone(o.Roles)
 	slices.Sort(r)
-	return fmt.Sprintf("l=%d r=%s q=%q a=%t t=%d", o.Limit, strings.Join(r, ","), o.Query, o.All, o.TextMax)
+	return fmt.Sprintf("l=%d r=%s q=%q w=%q a=%t t=%d", o.Limit, strings.Join(r, ","), o.Query, o.Within, o.All, o.TextMax)
 }
 
 // Control is one actionable element of the page.
@@ -123,6 +132,8 @@ type frameObs struct {
 	TextCut    bool      `json:"textCut"`
 	NextRef    int       `json:"nextRef"`
 	WalkMs     float64   `json:"walkMs"`
+	// Err is "gone" when the Within element no longer exists.
+	Err string `json:"err"`
 }
 
 type frameBox struct {
@@ -156,6 +167,9 @@ func (t *Tab) observe(ctx context.Context, o ObserveOptions) (*Observation, erro
 	t.forgetOldDocuments(fs)
 	m := &merge{obs: &Observation{doc: fs[0].LoaderID}, offsets: map[cdp.FrameID][2]float64{fs[0].ID: {0, 0}}}
 	args := map[string]any{"limit": o.Limit, "roles": o.Roles, "query": o.Query, "all": o.All, "textMax": o.TextMax}
+	if o.Within != "" {
+		return t.observeWithin(ctx, m, fs, o, args)
+	}
 	for i, f := range fs {
 		top := i == 0
 		off, ok := t.frameOrigin(ctx, m, f, fs, top)
@@ -175,6 +189,45 @@ func (t *Tab) observe(ctx context.Context, o ObserveOptions) (*Observation, erro
 			t.refs[c.Ref] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
 			m.addControl(c, off, top)
 		}
+	}
+	obs := m.ranked(o.Limit)
+	t.version++
+	obs.Version = t.version
+	return obs, nil
+}
+
+// observeWithin observes the subtree of one ref, in the frame it lives in.
+func (t *Tab) observeWithin(ctx context.Context, m *merge, fs []*cdp.Frame, o ObserveOptions, args map[string]any) (*Observation, error) {
+	loc, ok := t.refs[o.Within]
+	if !ok {
+		return nil, fmt.Errorf("within %s: %w (refs come from an observation of this tab)", o.Within, ErrUnknownRef)
+	}
+	f := frameByID(fs, loc.frame)
+	if f == nil || f.LoaderID != loc.loader {
+		return nil, fmt.Errorf("within %s: %w", o.Within, ErrStaleRef)
+	}
+	top := f.ID == fs[0].ID
+	off, err := t.frameOffset(ctx, f, fs)
+	if err != nil {
+		return nil, err
+	}
+	args["within"] = o.Within
+	fo, err := t.observeFrame(ctx, f, args, true)
+	if err != nil {
+		return nil, err
+	}
+	if fo.Err != "" {
+		return nil, fmt.Errorf("within %s: the element is no longer on the page: %w", o.Within, ErrStaleRef)
+	}
+	if !top {
+		// The frame's own URL and title are not the page's.
+		fo.URL, fo.Title = fs[0].URL+fs[0].URLFragment, t.Info().Title
+		fo.VW, fo.VH = float64(t.b.opts.Width), float64(t.b.opts.Height)
+	}
+	m.addFrame(fo, true)
+	for _, c := range fo.Controls {
+		t.refs[c.Ref] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
+		m.addControl(c, off, top)
 	}
 	obs := m.ranked(o.Limit)
 	t.version++
@@ -381,7 +434,7 @@ func (o *Observation) Compact() string {
 	}
 	fmt.Fprintf(&sb, "controls %d of %d candidates", len(o.Controls), o.Candidates)
 	if o.Truncated {
-		sb.WriteString(" (more exist: scroll, or narrow with query/roles)")
+		sb.WriteString(" (more exist: call observe with query or roles)")
 	}
 	if o.Unobserved > 0 {
 		fmt.Fprintf(&sb, "; %d frames not observed", o.Unobserved)

@@ -21,6 +21,9 @@ type settled struct {
 	Settled bool         `json:"settled"`
 	Cond    *bool        `json:"cond"`
 	FP      *fingerprint `json:"fp"`
+	// Pending counts the requests the action started that were still in
+	// flight when the network bound was reached.
+	Pending int `json:"pending"`
 	// navigated is set when a new document replaced the one acted on,
 	// hung when the page stopped answering.
 	navigated bool
@@ -58,8 +61,9 @@ func (t *Tab) settle(ctx context.Context, s *step, nav, load <-chan jsonv2.Value
 	return st, err
 }
 
-// settleInPage waits in the page for the DOM to go quiet and the action's
-// condition to hold. A type or clear passes the mutation count from before
+// settleInPage waits in the page for the DOM to go quiet, for the requests
+// and short timers the action started (bounded by netBoundMs), and for the
+// action's condition to hold. A type or clear passes the mutation count from before
 // the input, so a field whose DOM did not change settles at once. A
 // document that goes away under the wait marks st navigated.
 func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) error {
@@ -68,7 +72,9 @@ func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) erro
 		mutsBefore = &s.before.Muts
 	}
 	max := t.b.opts.SettleTimeout
-	err := t.call(wait, s.w, "settle", st, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore)
+	// The network phase leaves the DOM's settle some of the deadline.
+	netMs := min(int64(netBoundMs), max.Milliseconds()*2/3)
+	err := t.call(wait, s.w, "settle", st, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs)
 	switch {
 	case err == nil:
 		return nil

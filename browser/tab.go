@@ -55,6 +55,8 @@ type Tab struct {
 	topDoc, prevDoc cdp.LoaderID
 	version         int
 	bases           baselines
+	// netOn marks the sessions whose pages carry netwatch.js.
+	netOn map[*chromedp.Target]bool
 
 	sc screencaster
 
@@ -82,7 +84,8 @@ func newTab(b *Browser, s *session, id string, ctx context.Context, cancel conte
 	dead, kill := context.WithCancelCause(context.Background())
 	t := &Tab{b: b, s: s, id: id, ctx: ctx, cancel: cancel, dead: dead, kill0: kill,
 		worlds: map[cdp.FrameID]*world{}, refs: map[string]refLoc{}, nextRef: 1,
-		oopifs: map[target.ID]*chromedp.Target{}, sess: map[cdp.FrameID]*chromedp.Target{}}
+		oopifs: map[target.ID]*chromedp.Target{}, sess: map[cdp.FrameID]*chromedp.Target{},
+		netOn: map[*chromedp.Target]bool{}}
 	t.info = TabInfo{ID: id}
 	t.sc.t = t
 	return t
@@ -429,6 +432,9 @@ func (t *Tab) world(ctx context.Context, f *cdp.Frame) (*world, error) {
 		return w, nil
 	}
 	sess := t.sessFor(f.ID)
+	if err := t.instrument(ctx, sess); err != nil {
+		return nil, err
+	}
 	res, err := cdp.Call(ctx, sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.ID, WorldName: "vroom"})
 	if err != nil {
 		return nil, err
@@ -468,6 +474,15 @@ func (t *Tab) evalIn(ctx context.Context, w *world, expr string, out any) error 
 
 // call invokes __vroom.fn(args...) in the world.
 func (t *Tab) call(ctx context.Context, w *world, fn string, out any, args ...any) error {
+	expr, err := callExpr(fn, args...)
+	if err != nil {
+		return err
+	}
+	return t.evalIn(ctx, w, expr, out)
+}
+
+// callExpr is the expression that calls __vroom.fn with args as JSON.
+func callExpr(fn string, args ...any) (string, error) {
 	var sb strings.Builder
 	sb.WriteString("__vroom.")
 	sb.WriteString(fn)
@@ -478,12 +493,12 @@ func (t *Tab) call(ctx context.Context, w *world, fn string, out any, args ...an
 		}
 		j, err := json.Marshal(a)
 		if err != nil {
-			return err
+			return "", err
 		}
 		sb.Write(j)
 	}
 	sb.WriteByte(')')
-	return t.evalIn(ctx, w, sb.String(), out)
+	return sb.String(), nil
 }
 
 // mainWorld returns the world of the top frame.

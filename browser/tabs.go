@@ -5,6 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/runtime"
 )
 
 // TabInfo is a compact description of a tab, safe to copy.
@@ -228,4 +233,66 @@ func clipText(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// Load navigates the tab to url and returns once the new document has
+// loaded, or after Options.SettleTimeout when it has not (a slow page is
+// not an error: the first observation sees what is there). It is the
+// light navigation for opening a tab: no checked action, no verdict, since
+// nothing was on the page before.
+func (t *Tab) Load(ctx context.Context, url string) error {
+	if err := t.b.checkURL(url); err != nil {
+		return fmt.Errorf("load %s: %w", url, err)
+	}
+	cctx, cancel, err := t.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("load %s: %w", url, err)
+	}
+	defer cancel()
+	// Subscribed before the navigation starts, so its load is not missed.
+	load, stop := t.target().Subscribe("Page.loadEventFired")
+	defer stop()
+	if err := t.navigate(cctx, url); err != nil {
+		return fmt.Errorf("load %s: %w", url, t.fail(cctx, err))
+	}
+	return t.waitLoad(cctx, load)
+}
+
+// awaitLoad waits for the page a tab was created with to load: when the
+// document is already complete (it loaded while the tab was attached) it
+// returns at once, else at its load event or Options.SettleTimeout.
+func (t *Tab) awaitLoad(ctx context.Context) error {
+	cctx, cancel, err := t.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("await load: %w", err)
+	}
+	defer cancel()
+	load, stop := t.target().Subscribe("Page.loadEventFired")
+	defer stop()
+	// Asked after subscribing: a load between the two is seen either way.
+	// The first document of a new tab is about:blank, which is complete
+	// before the requested page commits.
+	res, err := cdp.Call(cctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{
+		Expression: `location.href !== "about:blank" && document.readyState === "complete"`, ReturnByValue: new(true)})
+	if err != nil {
+		return fmt.Errorf("await load: %w", t.fail(cctx, err))
+	}
+	if res.ExceptionDetails == nil && res.Result != nil && string(res.Result.Value) == "true" {
+		return nil
+	}
+	return t.waitLoad(cctx, load)
+}
+
+// waitLoad waits for a load event, bounded by Options.SettleTimeout.
+func (t *Tab) waitLoad(ctx context.Context, load <-chan jsonv2.Value) error {
+	wait := time.NewTimer(t.b.opts.SettleTimeout)
+	defer wait.Stop()
+	select {
+	case <-load:
+		return nil
+	case <-wait.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("load: %w", t.fail(ctx, context.Cause(ctx)))
+	}
 }

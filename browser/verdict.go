@@ -20,6 +20,10 @@ type fingerprint struct {
 	Value    string `json:"value"`
 	Checked  string `json:"checked"`
 	Expanded string `json:"expanded"`
+	// Form digests the state of every form control in the document
+	// (value, checked, selected), which a script can change with no
+	// mutation to see: a stepper's "+" setting input.value.
+	Form string `json:"form"`
 }
 
 // takeBefore records the page's state before the input. Pointer actions
@@ -27,7 +31,8 @@ type fingerprint struct {
 // so the scroll is not counted as their effect; the rest take it here.
 func (t *Tab) takeBefore(ctx context.Context, s *step) error {
 	if !s.a.pointed() {
-		if err := t.call(ctx, s.w, "fingerprint", &s.before, s.a.Ref); err != nil {
+		// true: the action's network window opens here, before the input.
+		if err := t.call(ctx, s.w, "fingerprint", &s.before, s.a.Ref, true); err != nil {
 			return err
 		}
 	}
@@ -61,7 +66,7 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 		return err
 	}
 	r := s.r
-	r.URL, r.Settled = after.URL, st.Settled
+	r.URL, r.Settled, r.Pending = after.URL, st.Settled, st.Pending
 	// A wait that saw a navigation elsewhere only counts one that moved.
 	r.Navigated = st.navigated && (after.URL != s.before.URL || s.a.Kind != ActWait)
 	if r.Navigated {
@@ -98,7 +103,7 @@ func effects(a Action, before, after fingerprint) []string {
 	if after.Focus != before.Focus && !(a.Kind == ActClick && after.Focus == a.Ref) {
 		out = append(out, "focus")
 	}
-	if after.Value != before.Value {
+	if after.Value != before.Value || after.Form != before.Form {
 		out = append(out, "value")
 	}
 	if after.Checked != before.Checked {

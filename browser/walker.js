@@ -34,6 +34,9 @@
     muts: 0,               // mutations seen since install
     lastMut: 0,            // performance.now() of the last mutation
     downs: 0,              // trusted mousedowns delivered to this frame
+    installed: performance.now(),
+    onMut: new Set(),      // callbacks of waits that react to mutations
+    onNet: new Set(),      // callbacks of waits that react to the network
   };
   // Counting trusted presses tells a click that reached this frame from one
   // Chromium acknowledged without delivering (an out-of-process frame whose
@@ -42,7 +45,26 @@
   new MutationObserver((list) => {
     S.muts += list.length;
     S.lastMut = performance.now();
+    for (const f of S.onMut) f();
   }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+
+  // The page's main world counts its requests and short timers
+  // (netwatch.js) and answers on window events, which cross worlds. A
+  // document that predates the instrumentation answers nothing: no
+  // requests known.
+  let netAnswer = null;
+  addEventListener('__vroom_net_a', (e) => { netAnswer = e.detail; }, true);
+  addEventListener('__vroom_net_ch', () => { for (const f of S.onNet) f(); }, true);
+  function net(kind, detail) {
+    netAnswer = null;
+    dispatchEvent(new CustomEvent('__vroom_net_' + kind, { detail }));
+    return netAnswer;
+  }
+  const NO_NET = { inflight: 0, reqs: 0, timers: 0, open: false };
+  const netState = () => {
+    const n = net('q');
+    return n && typeof n === 'object' ? n : NO_NET;
+  };
 
   function roleOf(el, tag) {
     const r = el.getAttribute('role');
@@ -339,18 +361,103 @@
     return g;
   }
 
+  // Rows, list items, cards and labels: what a person reads as one unit
+  // with the controls inside it ("Pro plan  $20  [Choose]").
+  const ROWISH = new Set(['TR', 'LI', 'ARTICLE', 'LABEL', 'FIELDSET']);
+  const ROWISH_ROLES = new Set(['row', 'listitem', 'option', 'article', 'gridcell', 'group']);
+
+  function parentOf(n) {
+    if (n.parentElement) return n.parentElement;
+    const r = n.getRootNode();
+    return r && r.host ? r.host : null;
+  }
+
+  // nearbyText is the text that belongs to a control without being its
+  // name: its aria-describedby text, then the text of the nearest
+  // enclosing row, list item, card or label (tr, li, article, label,
+  // fieldset, or those roles) within six levels if that holds at most 300
+  // characters, else of the largest ancestor within three levels holding
+  // at most 200 (a card built of plain divs). A container holding more is
+  // a section, not the control's neighbourhood. Texts are cached per call:
+  // a row of 5,000 buttons reads its row once.
+  function nearbyText(el, cache) {
+    const text = (n) => {
+      let t = cache.get(n);
+      if (t === undefined) {
+        const raw = n.textContent || '';
+        t = raw.length > 2000 ? null : squash(raw);
+        cache.set(n, t);
+      }
+      return t;
+    };
+    let out = '';
+    const db = el.getAttribute('aria-describedby');
+    if (db) out = byIdText(el, db);
+    let p = parentOf(el);
+    for (let i = 0; p && i < 6 && p !== document.body; i++, p = parentOf(p)) {
+      const r = p.getAttribute('role');
+      if (ROWISH.has(p.tagName) || (r && ROWISH_ROLES.has(r))) {
+        const t = text(p);
+        if (t !== null && t.length <= 300) return out + ' ' + t;
+        break;
+      }
+    }
+    let best = '';
+    p = parentOf(el);
+    for (let i = 0; p && i < 3 && p !== document.body; i++, p = parentOf(p)) {
+      const t = text(p);
+      if (t === null || t.length > 200) break;
+      best = t;
+    }
+    return out + ' ' + best;
+  }
+
+  // matchScore says how a candidate matches a lower-cased query: 4 its
+  // name is the query, 3 its name contains it, 2 its value does (never a
+  // sensitive field's), 1 its nearby text does; 0 no match. It sets c.name.
+  function matchScore(c, query, cache) {
+    if (c.name === undefined) c.name = nameOf(c.el, c.tag, c.role);
+    const name = c.name.toLowerCase();
+    if (name === query) return 4;
+    if (name.includes(query) || (c.el.getAttribute('placeholder') || '').toLowerCase().includes(query)) return 3;
+    if (!sensitive(c.el, c.tag) && valueOf(c.el, c.tag, c.role, false).toLowerCase().includes(query)) return 2;
+    return nearbyText(c.el, cache).toLowerCase().includes(query) ? 1 : 0;
+  }
+
+  // queryFind returns the name (or role) of the first visible control
+  // matching query, or null: the test of a wait for a control.
+  function queryFind(q) {
+    const query = squash(q).toLowerCase();
+    const cache = new Map();
+    let found = null;
+    walk(document.documentElement, (el, tag) => {
+      if (found !== null) return;
+      const role = candidateRole(el, tag);
+      if (!role) return;
+      const c = { el, tag, role };
+      if (!matchScore(c, query, cache)) return;
+      const r = el.getBoundingClientRect();
+      if (r.width * r.height < 1 || !el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return;
+      found = c.name || role;
+    });
+    return found;
+  }
+
   async function observe(o) {
     const t0 = performance.now();
     const vw = innerWidth, vh = innerHeight;
     const limit = o.limit > 0 ? o.limit : 40;
     const roles = o.roles && o.roles.length ? new Set(o.roles) : null;
-    const query = (o.query || '').toLowerCase();
+    const query = squash(o.query).toLowerCase();
+    // Within keeps one element's subtree (a dialog, a card).
+    const root = o.within ? resolve(o.within) : document.documentElement;
+    if (!root) return { err: 'gone', nextRef: o.nextRef };
     const dlg = activeDialog();
     const raw = [];
     const heads = [];
     noteGeo(S.io.takeRecords());
     let fresh = 0;
-    walk(document.documentElement, (el, tag) => {
+    walk(root, (el, tag) => {
       if ((tag === 'H1' || tag === 'H2' || tag === 'H3') && heads.length < 12) {
         if (el.checkVisibility()) heads.push(clip(squash(el.textContent), 80));
       }
@@ -390,12 +497,13 @@
       cands.push(c);
     }
 
+    // A query searches every candidate, in view or not: the best
+    // matches of each rank group come first.
     let pool = cands;
     if (query) {
-      pool = cands.filter((c) => {
-        c.name = nameOf(c.el, c.tag, c.role);
-        return c.name.toLowerCase().includes(query) || (c.el.getAttribute('placeholder') || '').toLowerCase().includes(query);
-      });
+      const cache = new Map();
+      pool = cands.filter((c) => (c.score = matchScore(c, query, cache)) > 0);
+      pool.sort((a, b) => b.score - a.score || a.order - b.order);
     }
     const dist = (c) => (c.r.top >= vh ? c.r.top - vh : c.r.top + c.r.height <= 0 ? -(c.r.top + c.r.height) : 0) + (c.r.left >= vw ? c.r.left - vw : c.r.left + c.r.width <= 0 ? -(c.r.left + c.r.width) : 0);
     const group = (c) => (c.inDlg ? 0 : c.inView ? 1 : 2);
@@ -420,11 +528,11 @@
       take(g0);
       take(g1);
       if (chosen.length < limit) {
-        g2.sort((a, b) => dist(a) - dist(b) || a.order - b.order);
+        g2.sort((a, b) => (b.score || 0) - (a.score || 0) || dist(a) - dist(b) || a.order - b.order);
         take(g2);
       }
     }
-    chosen.sort((a, b) => group(a) - group(b) || (group(a) === 2 ? dist(a) - dist(b) : 0) || a.order - b.order);
+    chosen.sort((a, b) => group(a) - group(b) || (b.score || 0) - (a.score || 0) || (group(a) === 2 ? dist(a) - dist(b) : 0) || a.order - b.order);
     for (const c of chosen) {
       if (!c.viaLabel) {
         const b = c.el.getBoundingClientRect();
@@ -477,12 +585,13 @@
     let text = '';
     let textCut = false;
     const tmax = o.textMax === undefined ? 600 : o.textMax;
-    if (tmax > 0 && document.body) {
+    const textRoot = o.within ? root : document.body;
+    if (tmax > 0 && textRoot) {
       // Subtrees that name controls (or hold no prose) are skipped whole.
       // The scan is bounded too: a page of 5,000 buttons has no prose to
       // find, and must not cost a full pass to learn that.
       let budget = 2000;
-      const tw = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+      const tw = document.createTreeWalker(textRoot, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
         acceptNode: (n) => {
           if (--budget < 0) return NodeFilter.FILTER_REJECT;
           if (n.nodeType === 3) return NodeFilter.FILTER_ACCEPT;
@@ -588,23 +697,44 @@
       }
     }
     r = target.getBoundingClientRect();
-    if (scroll !== false && (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth)) {
+    let v = shownRect(target, r);
+    // A target cut by the viewport or by a scroller it sits in (a row of
+    // 5,000 buttons scrolled sideways) is scrolled into view: every
+    // scrolling ancestor moves, not only the page.
+    if (scroll !== false && (v.right - v.left < r.width - 0.5 || v.bottom - v.top < r.height - 0.5)) {
       target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
       r = target.getBoundingClientRect();
+      v = shownRect(target, r);
     }
-    // Centre of the part of the box that is inside the viewport.
-    const left = Math.max(r.left, 0), top = Math.max(r.top, 0);
-    const right = Math.min(r.right, innerWidth), bottom = Math.min(r.bottom, innerHeight);
-    if (right - left < 1 || bottom - top < 1) return { err: 'offscreen' };
-    const x = (left + right) / 2, y = (top + bottom) / 2;
+    // Centre of the part of the box that shows; if the clipping guess was
+    // wrong (an absolutely placed popup escapes its ancestor's overflow),
+    // the part inside the viewport, and the hit test has the last word.
+    if (v.right - v.left < 1 || v.bottom - v.top < 1) v = shownRect(null, r);
+    if (v.right - v.left < 1 || v.bottom - v.top < 1) return { err: 'offscreen' };
+    const x = (v.left + v.right) / 2, y = (v.top + v.bottom) / 2;
     const hit = hitOK(el, x, y);
     if (!hit.ok) return { err: 'covered', hit: hit.hit, x, y };
     // The baseline for the verdict is taken after our own scrolling, so
     // scrolling a target into view never counts as an effect.
     const editable = isEditable(el);
-    const fp = fingerprint(ref);
+    const fp = fingerprint(ref, true);
     if (focus && editable) focusAll(el);
     return { x, y, tag, type: el.type || '', editable, role: roleOf(el, tag), fp };
+  }
+
+  // shownRect is the part of box r inside the viewport and, with el, inside
+  // every ancestor of el that clips its overflow.
+  function shownRect(el, r) {
+    const v = { left: Math.max(r.left, 0), top: Math.max(r.top, 0), right: Math.min(r.right, innerWidth), bottom: Math.min(r.bottom, innerHeight) };
+    for (let n = el && parentOf(el); n && n !== document.body && n !== document.documentElement; n = parentOf(n)) {
+      const cs = getComputedStyle(n);
+      const cx = cs.overflowX !== 'visible', cy = cs.overflowY !== 'visible';
+      if (!cx && !cy) continue;
+      const b = n.getBoundingClientRect();
+      if (cx) { v.left = Math.max(v.left, b.left + n.clientLeft); v.right = Math.min(v.right, b.left + n.clientLeft + n.clientWidth); }
+      if (cy) { v.top = Math.max(v.top, b.top + n.clientTop); v.bottom = Math.min(v.bottom, b.top + n.clientTop + n.clientHeight); }
+    }
+    return v;
   }
 
   function isEditable(el) {
@@ -620,9 +750,39 @@
     return hit.ok ? {} : { err: 'covered', hit: hit.hit };
   }
 
-  function fingerprint(ref) {
+  // formState digests every form control's state (value, checked,
+  // selection) in the document and its same-origin frames: a script that
+  // sets input.value = 2 changes no attribute, so no mutation shows it.
+  // A digest, not the values: a password stays in the page.
+  function formState() {
+    let h = 2166136261, n = 0;
+    const mix = (s) => {
+      for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+      h ^= 0x1f; h = Math.imul(h, 16777619);
+    };
+    const docs = [document];
+    for (const f of document.getElementsByTagName('iframe')) {
+      try { if (f.contentDocument) docs.push(f.contentDocument); } catch (e) { /* cross-origin: its own frame's world sees it */ }
+    }
+    for (const d of docs) {
+      for (const el of d.querySelectorAll('input,select,textarea')) {
+        n++;
+        if (el.tagName === 'SELECT') {
+          if (el.multiple) for (const o of el.selectedOptions) mix(String(o.index));
+          else mix(String(el.selectedIndex));
+        } else if (el.type === 'checkbox' || el.type === 'radio') mix(el.checked ? '1' : el.indeterminate ? 'm' : '0');
+        else mix(el.value);
+      }
+    }
+    return n + ':' + (h >>> 0).toString(36);
+  }
+
+  // fingerprint is the page's state for the verdict; with open, it also
+  // opens the action's network window (netwatch.js), right before the input.
+  function fingerprint(ref, open) {
     const a = deepActive();
-    const f = { url: location.href, muts: S.muts, downs: S.downs, scroll: scrollX + ',' + scrollY, focus: a ? (S.refs.get(a) || a.tagName + (a.id ? '#' + a.id : '')) : '' };
+    const f = { url: location.href, muts: S.muts, downs: S.downs, scroll: scrollX + ',' + scrollY, focus: a ? (S.refs.get(a) || a.tagName + (a.id ? '#' + a.id : '')) : '', form: formState() };
+    if (open) net('open');
     if (ref) {
       const el = resolve(ref);
       if (el) {
@@ -640,16 +800,59 @@
   // settles at once if the DOM has not changed at all since before the
   // input: the verdict rests on the field's value, final at once, and a
   // quiet window would only wait for reactions that never started.
-  function settle(quietMs, maxMs, cond, ref, mutsBefore) {
+  //
+  // With netMs (an action's own settle, no condition), once the DOM is
+  // quiet it asks the main world whether the action started requests or
+  // short timers (a debounce, a "Processing…" delay before a POST); if so
+  // it waits for them, event-driven and for at most netMs from the start,
+  // then for the DOM again. Asking is a synchronous event round trip in
+  // the page, so an action that started nothing pays nothing for it.
+  function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs) {
     const start = performance.now();
+    const netOn = netMs > 0 && !cond;
     return new Promise((res0) => {
-      const res = (v) => { v.fp = fingerprint(ref); res0(v); };
+      let from = start; // quiet counts from here: the start, or the network's end
+      let pending = 0;  // requests in flight when a bound was hit
+      let wake = null;
+      const res = (v) => {
+        if (wake) S.onNet.delete(wake);
+        if (netMs > 0) net('close');
+        v.fp = fingerprint(ref);
+        if (pending) v.pending = pending;
+        res0(v);
+      };
+      // waitNet is false when there is nothing (more) to wait for; else
+      // it has arranged for tick to run once the network is done.
+      const waitNet = (now) => {
+        if (!netOn) return false;
+        const n = netState();
+        if (!n.reqs && !n.timers) return false;
+        if (now - start >= netMs) { pending = n.reqs; return false; }
+        let bound = 0;
+        const resume = () => {
+          S.onNet.delete(wake); wake = null; clearTimeout(bound);
+          from = performance.now();
+          requestAnimationFrame(tick);
+        };
+        wake = () => { const m = netState(); if (!m.reqs && !m.timers) resume(); };
+        S.onNet.add(wake);
+        bound = setTimeout(resume, netMs - (now - start));
+        return true;
+      };
       const tick = () => {
         const now = performance.now();
         if (cond && check(cond)) return res({ settled: true, cond: true });
-        const quietFor = now - Math.max(S.lastMut, start);
-        if (!cond && quietFor >= quietMs) return res({ settled: true });
-        if (now - start >= maxMs) return res({ settled: false, cond: cond ? check(cond) : undefined });
+        if (now - start >= maxMs) {
+          if (netOn) pending = netState().reqs;
+          return res({ settled: false, cond: cond ? check(cond) : undefined });
+        }
+        // After a response, a little longer: its body is parsed and
+        // rendered in tasks of their own.
+        const q = from > start ? Math.max(quietMs, 50) : quietMs;
+        if (!cond && now - Math.max(S.lastMut, from) >= q) {
+          if (!waitNet(now)) return res({ settled: true });
+          return;
+        }
         setTimeout(tick, 4);
       };
       // One frame lets rAF-driven renders land before quiet is judged;
@@ -657,12 +860,78 @@
       // and waits for the frame only if the DOM moved.
       if (mutsBefore != null && !cond) {
         setTimeout(() => {
-          if (S.muts === mutsBefore) return res({ settled: true });
-          requestAnimationFrame(tick);
+          if (S.muts === mutsBefore && !waitNet(performance.now())) return res({ settled: true });
+          if (!wake) requestAnimationFrame(tick);
         }, 0);
       } else {
         requestAnimationFrame(tick);
       }
+    });
+  }
+
+  // waitFor resolves when every condition of c holds, or at maxMs: text
+  // (the visible text contains it), gone (it no longer does), url (the
+  // URL contains it), query (a visible control matches it, as observe's
+  // query), idle (no request in flight, the document loaded, the DOM quiet
+  // for 500 ms). Text and URL compare case-insensitively, whitespace
+  // squashed. It re-checks when the DOM or the network changes, at most
+  // every 50 ms, and every 500 ms regardless (a URL set by pushState, a
+  // style that shows text), never busier.
+  function waitFor(c, maxMs) {
+    const start = performance.now();
+    const low = (x) => squash(x).toLowerCase();
+    return new Promise((resolve) => {
+      let timer = 0, at = Infinity, last = -Infinity;
+      const evaluate = () => {
+        const now = performance.now();
+        const parts = {};
+        let text = null;
+        const page = () => (text !== null ? text : (text = low(document.body ? document.body.innerText : '')));
+        if (c.text) parts.text = page().includes(low(c.text));
+        if (c.gone) parts.gone = !page().includes(low(c.gone));
+        if (c.url) parts.url = location.href.toLowerCase().includes(c.url.toLowerCase());
+        let found = null;
+        if (c.query) { found = queryFind(c.query); parts.query = found !== null; }
+        const n = netState();
+        let next = 500;
+        if (c.idle) {
+          const quiet = now - Math.max(S.lastMut, S.installed);
+          parts.idle = n.inflight === 0 && document.readyState === 'complete' && quiet >= 500;
+          if (!parts.idle && n.inflight === 0) next = Math.max(1, 500 - quiet);
+        }
+        const met = Object.values(parts).every(Boolean);
+        return { met, parts, found, pending: n.inflight, next };
+      };
+      const arm = (delay) => {
+        const when = performance.now() + delay;
+        if (timer && at <= when) return;
+        clearTimeout(timer);
+        at = when;
+        timer = setTimeout(run, delay);
+      };
+      const poke = () => arm(Math.max(0, last + 50 - performance.now()));
+      const finish = (r) => {
+        clearTimeout(timer);
+        S.onMut.delete(poke);
+        S.onNet.delete(poke);
+        document.removeEventListener('readystatechange', poke);
+        net('watch', false);
+        delete r.next;
+        resolve(r);
+      };
+      function run() {
+        timer = 0; at = Infinity;
+        last = performance.now();
+        const r = evaluate();
+        const left = maxMs - (last - start);
+        if (r.met || left <= 0) return finish(r);
+        arm(Math.min(r.next, left));
+      }
+      S.onMut.add(poke);
+      S.onNet.add(poke);
+      document.addEventListener('readystatechange', poke);
+      net('watch', true);
+      run();
     });
   }
 
@@ -764,6 +1033,6 @@
   }
 
   Object.defineProperty(globalThis, '__vroom', {
-    value: { observe, resolve, prepare, recheck, fingerprint, settle, check, focusedInfo, selectNative, findOption, scrollInfo, frameBox, muts: () => S.muts, downs: () => S.downs, frame: () => new Promise((r) => requestAnimationFrame(() => r(true))) },
+    value: { observe, resolve, prepare, recheck, fingerprint, settle, waitFor, check, focusedInfo, selectNative, findOption, scrollInfo, frameBox, muts: () => S.muts, downs: () => S.downs, frame: () => new Promise((r) => requestAnimationFrame(() => r(true))) },
   });
 })();

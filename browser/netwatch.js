@@ -1,0 +1,177 @@
+// The main-world half of the settle: it counts the requests (fetch, XHR)
+// in flight and the short timers a page schedules while an action's
+// tracking window is open, so the action can wait for its own network
+// (a debounce, then a fetch, then a render) and no longer.
+//
+// It must run in the page's own world, since that is where the page's
+// fetch and setTimeout live; the walker (isolated world) talks to it with
+// DOM events on window, which cross worlds: nothing here is reachable as a
+// property of the page's globals except a non-enumerable marker, so a page
+// neither sees it in a for-in nor runs it twice.
+(() => {
+  if (Object.getOwnPropertyDescriptor(window, '__vroomNet')) return;
+  Object.defineProperty(window, '__vroomNet', { value: true });
+
+  // A timer longer than this is not a reaction to input (a poll, a
+  // session timeout); more timers than MAX_TIMERS in one window is a loop.
+  const MAX_TIMER_MS = 1500;
+  const MAX_TIMERS = 12;
+  // A window the host never closed (its call failed) stops counting.
+  const MAX_WINDOW_MS = 15000;
+
+  const add = EventTarget.prototype.addEventListener;
+  const fire = EventTarget.prototype.dispatchEvent;
+  const oST = window.setTimeout;
+  const oCT = window.clearTimeout;
+  const oCI = window.clearInterval;
+  const oRAF = window.requestAnimationFrame;
+  const oFetch = window.fetch;
+  const xhr = window.XMLHttpRequest && XMLHttpRequest.prototype;
+  const oSend = xhr && xhr.send;
+  const now = () => performance.now();
+
+  const st = {
+    inflight: 0,   // every fetch/XHR in flight
+    gen: 0,        // the current window's number
+    open: false,
+    until: 0,
+    reqs: 0,       // requests the current window started, still in flight
+    counted: 0,    // timers the current window has counted
+    timers: new Map(), // id -> window number, for the window's pending timers
+    watch: 0,      // listeners in the walker that want change events
+  };
+  // untracked > 0 while a callback runs that belongs to something older
+  // than the window (an animation loop, a poll): what it schedules is not
+  // the action's doing.
+  let untracked = 0;
+
+  const state = () => ({ inflight: st.inflight, reqs: st.reqs, timers: st.timers.size, open: st.open });
+  const changed = () => {
+    if (st.open || st.watch > 0) fire.call(window, new CustomEvent('__vroom_net_ch', { detail: state() }));
+  };
+  const tracking = () => st.open && untracked === 0 && now() < st.until;
+
+  // begin counts a request; the returned function ends it once.
+  function begin() {
+    const mine = tracking() ? st.gen : -1;
+    st.inflight++;
+    if (mine >= 0) st.reqs++;
+    changed();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      st.inflight--;
+      if (mine >= 0 && mine === st.gen) st.reqs--;
+      changed();
+    };
+  }
+
+  // Wrappers read as native code, as the originals do, so a page that
+  // checks its globals finds nothing new.
+  function disguise(wrapper, orig) {
+    Object.defineProperty(wrapper, 'toString', { value: () => Function.prototype.toString.call(orig) });
+    return wrapper;
+  }
+
+  // wrapCallback runs a callback with the tracking state of where it was
+  // scheduled: what a tracked timer starts is tracked in turn.
+  function wrapCallback(fn, tracked, after) {
+    return function () {
+      if (!tracked) untracked++;
+      try {
+        return fn.apply(this, arguments);
+      } finally {
+        if (!tracked) untracked--;
+        if (after) after();
+      }
+    };
+  }
+
+  if (oFetch) {
+    window.fetch = disguise(function fetch() {
+      const done = begin();
+      let p;
+      try {
+        p = oFetch.apply(this, arguments);
+      } catch (e) {
+        done();
+        throw e;
+      }
+      Promise.prototype.then.call(p, done, done);
+      return p;
+    }, oFetch);
+  }
+  if (oSend) {
+    xhr.send = disguise(function send() {
+      const done = begin();
+      add.call(this, 'loadend', done, { once: true });
+      try {
+        return oSend.apply(this, arguments);
+      } catch (e) {
+        done();
+        throw e;
+      }
+    }, oSend);
+  }
+
+  window.setTimeout = disguise(function setTimeout(fn, ms, ...args) {
+    if (typeof fn !== 'function') return oST.apply(window, arguments);
+    const track = tracking() && (+ms || 0) <= MAX_TIMER_MS && st.counted < MAX_TIMERS;
+    const gen = st.gen;
+    let id = 0;
+    if (track) st.counted++;
+    // Only a counted timer's callback is tracked: one past the cap or too
+    // long, like one older than the window, starts nothing waited for.
+    const cb = wrapCallback(function () { return fn.apply(this, args); }, track, track ? () => {
+      if (st.timers.get(id) === gen && st.timers.delete(id)) changed();
+    } : null);
+    id = oST.call(window, cb, ms);
+    if (track) {
+      st.timers.set(id, gen);
+      changed();
+    }
+    return id;
+  }, oST);
+
+  // A cleared timer (a debounce restarted by the next keystroke) is no
+  // longer pending.
+  const unTimer = (id) => { if (st.timers.delete(id)) changed(); };
+  window.clearTimeout = disguise(function clearTimeout(id) { unTimer(id); return oCT.call(window, id); }, oCT);
+  window.clearInterval = disguise(function clearInterval(id) { unTimer(id); return oCI.call(window, id); }, oCI);
+
+  // Intervals are never waited for, and what they start belongs to them.
+  const oSI = window.setInterval;
+  window.setInterval = disguise(function setInterval(fn, ms, ...args) {
+    if (typeof fn !== 'function') return oSI.apply(window, arguments);
+    return oSI.call(window, wrapCallback(function () { return fn.apply(this, args); }, false), ms);
+  }, oSI);
+
+  // A frame callback is not waited for (the settle waits a frame anyway),
+  // but it carries the tracking state of where it was requested, so a
+  // render loop older than the window does not count as the action's.
+  if (oRAF) {
+    window.requestAnimationFrame = disguise(function requestAnimationFrame(fn) {
+      if (typeof fn !== 'function') return oRAF.apply(window, arguments);
+      return oRAF.call(window, wrapCallback(fn, tracking()));
+    }, oRAF);
+  }
+
+  add.call(window, '__vroom_net_open', () => {
+    st.gen++;
+    st.open = true;
+    st.until = now() + MAX_WINDOW_MS;
+    st.reqs = 0;
+    st.counted = 0;
+    st.timers.clear();
+  }, true);
+  add.call(window, '__vroom_net_close', () => {
+    st.open = false;
+    st.reqs = 0;
+    st.timers.clear();
+  }, true);
+  add.call(window, '__vroom_net_watch', (e) => { st.watch = Math.max(0, st.watch + (e.detail ? 1 : -1)); }, true);
+  add.call(window, '__vroom_net_q', () => {
+    fire.call(window, new CustomEvent('__vroom_net_a', { detail: state() }));
+  }, true);
+})();
