@@ -1,0 +1,186 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+)
+
+// guardWait bounds answering a held request after its check: the tab may
+// be closing, and nothing else would end the call.
+const guardWait = 5 * time.Second
+
+// Request is a document request a guarded tab is about to send: a
+// navigation, a form's submission, the next hop of a redirect, in the tab
+// or one of its frames.
+type Request struct {
+	URL    string
+	Method string
+	// Body is a POST's data as sent (a form's fields, URL-encoded).
+	Body string
+	// Redirect is set for a redirect's next hop.
+	Redirect bool
+	// Frame is the frame that loads the document; the tab's id for the
+	// top frame.
+	Frame string
+}
+
+// Guard holds every document request of the tab until check answers: nil
+// lets it go on; an error stops it, answered "204 No Content" so the
+// browser ends the navigation and the page stays where it was (no error
+// page for the agent to read). Requests are checked concurrently, each in
+// its own goroutine, so a check that waits for a person holds only its
+// request, never the tab's events. stop removes the guard; it is safe to
+// call more than once. Guard is for the tab's holder: it checks the lease.
+//
+// Cross-site iframes running in their own process and popups are other
+// targets, whose requests this guard does not see.
+func (t *Tab) Guard(ctx context.Context, check func(ctx context.Context, r Request) error) (stop func(), err error) {
+	cctx, cancel, err := t.begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("guard %s: %w", t.id, err)
+	}
+	defer cancel()
+	// Subscribed before enabling, so no paused request is missed.
+	paused, unsubscribe := t.target().Subscribe(fetch.RequestPaused.Method)
+	if _, err := cdp.Call(cctx, t.target(), fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{
+		URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest,
+	}}}); err != nil {
+		unsubscribe()
+		return nil, fmt.Errorf("guard %s: %w", t.id, t.fail(cctx, err))
+	}
+	gctx, end := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t.holdRequests(gctx, paused, check)
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			end()
+			unsubscribe()
+			wg.Wait()
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), guardWait)
+			defer cancel()
+			// Disabling lets go of whatever is still held; a tab that
+			// closed has nothing held.
+			if _, err := cdp.Call(dctx, t.target(), fetch.Disable, cdp.Empty{}); err != nil && t.b.opts.Logf != nil {
+				t.b.opts.Logf("guard %s: disable: %v", t.id, err)
+			}
+		})
+	}, nil
+}
+
+// holdRequests answers each paused request after its check, until ctx
+// ends or the subscription closes.
+func (t *Tab) holdRequests(ctx context.Context, paused <-chan jsonv2.Value, check func(ctx context.Context, r Request) error) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case v, ok := <-paused:
+			if !ok {
+				return
+			}
+			var ev fetch.EventRequestPaused
+			if err := jsonv2.Unmarshal(v, &ev); err != nil || ev.Request == nil {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				t.answer(ctx, &ev, check)
+			}()
+		}
+	}
+}
+
+// answer checks one held request and lets it go or stops it.
+func (t *Tab) answer(ctx context.Context, ev *fetch.EventRequestPaused, check func(ctx context.Context, r Request) error) {
+	r := Request{URL: ev.Request.URL + ev.Request.URLFragment, Method: ev.Request.Method,
+		Redirect: ev.RedirectedRequestID != "", Frame: string(ev.FrameID)}
+	for _, e := range ev.Request.PostDataEntries {
+		r.Body += string(e.Bytes)
+	}
+	err := check(ctx, r)
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), guardWait)
+	defer cancel()
+	if err == nil {
+		_, err = cdp.Call(actx, t.target(), fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+	} else {
+		_, err = cdp.Call(actx, t.target(), fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 204})
+	}
+	if err != nil && t.b.opts.Logf != nil {
+		t.b.opts.Logf("guard %s: answer %s: %v", t.id, r.URL, err)
+	}
+}
+
+// Secret is a value of the person's the tab holds.
+type Secret struct {
+	// What says what it is: "a cookie of example.com", "a masked field's value".
+	What  string
+	Value string
+}
+
+// maskedValuesJS reads the values of the fields observations mask.
+const maskedValuesJS = `(() => {
+  const out = [];
+  for (const el of document.querySelectorAll('input')) {
+    const t = (el.getAttribute('type') || '').toLowerCase();
+    const ac = el.getAttribute('autocomplete') || '';
+    if ((t === 'password' || /(cc-number|cc-csc|cc-exp|one-time-code|current-password|new-password)/i.test(ac)) && el.value) out.push(el.value);
+  }
+  return out;
+})()`
+
+// Secrets returns what the tab holds of the person's that no page may send
+// elsewhere: the cookies of hosts (host or host:port patterns) and the
+// values of the page's masked fields. It does not check the lease: the
+// guard asks while a request is held, inside the holder's action.
+func (t *Tab) Secrets(ctx context.Context, hosts []string) ([]Secret, error) {
+	ctx, cancel := context.WithTimeout(ctx, guardWait)
+	defer cancel()
+	var urls []string
+	for _, h := range hosts {
+		host := strings.TrimPrefix(h, "*.")
+		if hh, _, err := net.SplitHostPort(host); err == nil {
+			host = hh
+		}
+		urls = append(urls, "http://"+host+"/", "https://"+host+"/")
+	}
+	var out []Secret
+	if len(urls) > 0 {
+		res, err := cdp.Call(ctx, t.target(), network.GetCookies, network.GetCookiesParams{URLs: urls})
+		if err != nil {
+			return nil, fmt.Errorf("secrets of %s: cookies: %w", t.id, t.fail(ctx, err))
+		}
+		for _, c := range res.Cookies {
+			out = append(out, Secret{What: "a cookie of " + strings.TrimPrefix(c.Domain, "."), Value: c.Value})
+		}
+	}
+	res, err := cdp.Call(ctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{Expression: maskedValuesJS, ReturnByValue: new(true), Silent: new(true)})
+	if err != nil {
+		return out, fmt.Errorf("secrets of %s: masked fields: %w", t.id, t.fail(ctx, err))
+	}
+	var vals []string
+	if res.ExceptionDetails == nil && res.Result != nil && json.Unmarshal(res.Result.Value, &vals) == nil {
+		for _, v := range vals {
+			out = append(out, Secret{What: "a masked field's value", Value: v})
+		}
+	}
+	return out, nil
+}

