@@ -443,6 +443,40 @@
     return found;
   }
 
+  // proseOf is the page's visible prose under root, up to tmax characters.
+  // Subtrees that name controls (or hold no prose) are skipped whole. The
+  // scan stops after a fixed number of nodes: a page of 5,000 buttons has
+  // no prose to find and must not cost a full pass to learn that. (A
+  // TreeWalker cannot stop: its filter can only reject, so it went on
+  // calling the filter for every remaining sibling, 4 ms at 5,000.)
+  function proseOf(root, tmax) {
+    let text = '', textCut = false, budget = 2000;
+    const seen = new Map();
+    let n = root.firstChild;
+    while (n && --budget >= 0) {
+      let descend = false;
+      if (n.nodeType === 3) {
+        const p = n.parentElement;
+        const s = p && p.tagName !== 'SCRIPT' && p.tagName !== 'STYLE' && p.tagName !== 'NOSCRIPT' ? squash(n.data) : '';
+        if (s) {
+          let vis = seen.get(p);
+          if (vis === undefined) { vis = p.checkVisibility({ visibilityProperty: true }); seen.set(p, vis); }
+          if (vis) {
+            text += (text ? ' ' : '') + s;
+            if (text.length > tmax) { text = text.slice(0, tmax - 1) + '…'; textCut = true; break; }
+          }
+        }
+      } else if (n.nodeType === 1 && !NAMING_TAGS.has(n.tagName)) {
+        const r = n.getAttribute('role');
+        descend = !(r && NAMING_ROLES.has(r));
+      }
+      if (descend && n.firstChild) { n = n.firstChild; continue; }
+      while (n !== root && !n.nextSibling) n = n.parentNode;
+      n = n === root ? null : n.nextSibling;
+    }
+    return { text, textCut };
+  }
+
   async function observe(o) {
     const t0 = performance.now();
     const vw = innerWidth, vh = innerHeight;
@@ -587,31 +621,7 @@
     const tmax = o.textMax === undefined ? 600 : o.textMax;
     const textRoot = o.within ? root : document.body;
     if (tmax > 0 && textRoot) {
-      // Subtrees that name controls (or hold no prose) are skipped whole.
-      // The scan is bounded too: a page of 5,000 buttons has no prose to
-      // find, and must not cost a full pass to learn that.
-      let budget = 2000;
-      const tw = document.createTreeWalker(textRoot, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-        acceptNode: (n) => {
-          if (--budget < 0) return NodeFilter.FILTER_REJECT;
-          if (n.nodeType === 3) return NodeFilter.FILTER_ACCEPT;
-          if (NAMING_TAGS.has(n.tagName)) return NodeFilter.FILTER_REJECT;
-          const r = n.getAttribute('role');
-          return r && NAMING_ROLES.has(r) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP;
-        },
-      });
-      const seen = new Map();
-      for (let n = tw.nextNode(); n; n = tw.nextNode()) {
-        const p = n.parentElement;
-        if (!p || p.tagName === 'SCRIPT' || p.tagName === 'STYLE' || p.tagName === 'NOSCRIPT') continue;
-        const s = squash(n.textContent);
-        if (!s) continue;
-        let vis = seen.get(p);
-        if (vis === undefined) { vis = p.checkVisibility({ visibilityProperty: true }); seen.set(p, vis); }
-        if (!vis) continue;
-        text += (text ? ' ' : '') + s;
-        if (text.length > tmax) { text = text.slice(0, tmax - 1) + '…'; textCut = true; break; }
-      }
+      ({ text, textCut } = proseOf(textRoot, tmax));
     }
     return {
       url: location.href, title: document.title, vw, vh, sx: scrollX, sy: scrollY,
