@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // fakeTab is a page in memory for unit tests of the loops: a list of
@@ -25,6 +26,9 @@ type fakeTab struct {
 	history  []string
 	// onNavigate, when set, builds the page at a new URL.
 	onNavigate func(t *fakeTab, url string)
+	// waitFor, when set, answers Wait; by default a wait is met at once.
+	waitFor func(ctx context.Context, t *fakeTab, w WaitFor, timeout time.Duration) (WaitOutcome, error)
+	finds   []FindOptions
 }
 
 type fakeControl struct {
@@ -32,6 +36,11 @@ type fakeControl struct {
 	sensitive             bool
 	// click changes the page and describes the change; "" is no effect.
 	click func(t *fakeTab) string
+	// unseen makes the tab report no effect even when click changed the
+	// page, as a browser that missed a value change would; pending is
+	// the requests it reports still in flight.
+	unseen  bool
+	pending int
 }
 
 func newFakeTab(id, url string) *fakeTab {
@@ -69,6 +78,34 @@ func (t *fakeTab) Observe(ctx context.Context) (Observation, error) {
 		b.WriteByte('\n')
 	}
 	return Observation{URL: t.url, Title: t.title, Text: b.String()}, nil
+}
+
+// Find lists the controls whose name contains opts.Query, whichever are
+// "in view".
+func (t *fakeTab) Find(ctx context.Context, opts FindOptions) (Observation, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.finds = append(t.finds, opts)
+	var b strings.Builder
+	fmt.Fprintf(&b, "URL: %s\nTitle: %s\n", t.url, t.title)
+	for _, c := range t.controls {
+		if strings.Contains(strings.ToLower(c.name), strings.ToLower(opts.Query)) {
+			fmt.Fprintf(&b, "%s %s %q\n", c.ref, c.role, c.name)
+		}
+	}
+	return Observation{URL: t.url, Title: t.title, Text: b.String()}, nil
+}
+
+// Wait calls waitFor outside the tab's lock, so the page can change
+// meanwhile.
+func (t *fakeTab) Wait(ctx context.Context, w WaitFor, timeout time.Duration) (WaitOutcome, error) {
+	t.mu.Lock()
+	f := t.waitFor
+	t.mu.Unlock()
+	if f == nil {
+		return WaitOutcome{Met: true, Condition: w.String()}, nil
+	}
+	return f(ctx, t, w, timeout)
 }
 
 func (t *fakeTab) Diff(ctx context.Context) (string, error) {
@@ -119,7 +156,11 @@ func (t *fakeTab) Act(ctx context.Context, a Action) (Outcome, error) {
 		if ch != "" {
 			t.changes = append(t.changes, ch)
 		}
-		return Outcome{Effect: ch != "", Navigated: t.url != before, URL: t.url}, nil
+		o := Outcome{Effect: ch != "" && !c.unseen, Navigated: t.url != before, URL: t.url, Pending: c.pending}
+		if !o.Effect {
+			o.Summary = "click " + a.Ref + ": " + NoEffect
+		}
+		return o, nil
 	case ActType:
 		if t.control(a.Ref) == nil {
 			return Outcome{}, fmt.Errorf("type %s: no such control", a.Ref)
@@ -197,6 +238,16 @@ func (p *fakeTabs) Open(ctx context.Context, owner, url string) (Tab, error) {
 	p.tabs[t.id] = t
 	p.leases[t.id] = owner
 	return t, nil
+}
+
+func (p *fakeTabs) Describe(ctx context.Context, id string) (TabInfo, error) {
+	p.mu.Lock()
+	t, ok := p.tabs[id]
+	p.mu.Unlock()
+	if !ok {
+		return TabInfo{}, fmt.Errorf("describe %s: no such tab", id)
+	}
+	return t.Info(), nil
 }
 
 func (p *fakeTabs) Attach(ctx context.Context, owner, id string) (Tab, error) {

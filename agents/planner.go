@@ -12,7 +12,7 @@ import (
 
 const plannerPrompt = `You are the planner of Vroom, a browser in which several AI agents work at once, each in its own tab, while the user watches and may talk to you.
 
-Split the user's task into independent sub-tasks and run each in an executor with spawn, like processes: spawn returns a pid; wait blocks like waitpid, on any or all of them, and returns each finished executor's summary, success, tab and steps. Executors run in parallel, so spawn independent sub-tasks before waiting. Each sub-task must be complete and self-contained: the executor knows only what you write in it. If one fails, you may retry it once on the same tab by passing its tab to spawn. The user may hand you existing tabs: pass such a tab to spawn so the executor works there, with the user's logged-in session.
+Split the user's task into independent sub-tasks and run each in an executor with spawn, like processes: spawn returns a pid; wait blocks like waitpid, on any or all of them, and returns each finished executor's summary, success, tab and steps. Executors run in parallel, so spawn independent sub-tasks before waiting. Each sub-task must be complete and self-contained: the executor knows only what you write in it. If one fails, you may retry it once on the same tab by passing its tab to spawn. The user may hand you existing tabs, listed with their id, title and URL: pass such a tab's id to spawn so the executor works there, with the user's logged-in session, and say in the task what the tab shows.
 
 - You act only through tool calls. Text outside a tool call is not seen by anyone.
 - A <user_correction> block is a priority instruction from the user. It has also reached every executor, which adjusts its own work: do not spawn new executors for work the user redirected unless it is needed.
@@ -38,11 +38,28 @@ func (p *planner) run(ctx context.Context) (final, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The user's task: %s\n", p.task)
 	if len(p.tabs) > 0 {
-		fmt.Fprintf(&b, "The user gave you these tabs to work in: %s\n", strings.Join(p.tabs, ", "))
+		b.WriteString(p.describeTabs(ctx))
 	}
 	b.WriteString(p.r.room.since(p.name).text())
 	p.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: b.String()}, plainMsg, "")
 	return p.loop(ctx)
+}
+
+// describeTabs lists the tabs the person gave the task by id, title and
+// URL: an id alone does not tell the planner which tab is the repository
+// and which the profile. Titles are page content, so they are fenced.
+func (p *planner) describeTabs(ctx context.Context) string {
+	var b strings.Builder
+	for _, id := range p.tabs {
+		i, err := p.r.cfg.Tabs.Describe(ctx, id)
+		if err != nil {
+			fmt.Fprintf(&b, "- tab %s (could not be described: %v)\n", id, err)
+			continue
+		}
+		fmt.Fprintf(&b, "- tab %s: title %q, URL %s\n", id, clip(i.Title, 120), i.URL)
+	}
+	return "The user gave you these tabs to work in (pass a tab's id to spawn):\n" +
+		fence("attached tabs", strings.TrimSuffix(b.String(), "\n")) + "\n"
 }
 
 func (p *planner) execTool(ctx context.Context, tc toolCall) toolOut {

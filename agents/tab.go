@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Tab is a browser tab an executor observes and acts on. The browser
@@ -21,6 +22,16 @@ type Tab interface {
 	// list of controls with short refs (e17 button "Add skill"). It also
 	// sets the baseline Diff compares with.
 	Observe(ctx context.Context) (Observation, error)
+	// Find is Observe narrowed: controls matching opts over the whole
+	// page (off-screen included), in view first. Refs are the same as
+	// Observe's, so a ref found here can be acted on. It leaves Diff's
+	// baseline alone: a search shows part of the page, and the next diff
+	// must still report all that changed since the last whole look.
+	Find(ctx context.Context, opts FindOptions) (Observation, error)
+	// Wait waits until w holds, or until the page is idle when w is
+	// empty, for at most timeout. A timeout is a WaitOutcome with Met
+	// false, not an error; errors are for a wait that could not run.
+	Wait(ctx context.Context, w WaitFor, timeout time.Duration) (WaitOutcome, error)
 	// Diff describes what changed since the last Observe or Diff; "" when
 	// nothing did.
 	Diff(ctx context.Context) (string, error)
@@ -40,6 +51,9 @@ type Tab interface {
 
 // TabProvider opens tabs for executors and lends existing ones.
 type TabProvider interface {
+	// Describe tells what the existing tab id shows, without leasing it,
+	// so the planner knows the tabs the person gave it by title and URL.
+	Describe(ctx context.Context, id string) (TabInfo, error)
 	// Open opens a tab at url ("" for a blank one) leased to owner.
 	Open(ctx context.Context, owner, url string) (Tab, error)
 	// Attach leases the existing tab id to owner, keeping its state (a
@@ -86,6 +100,66 @@ type Observation struct {
 	Title string
 	// Text is the compact rendering given to the model.
 	Text string
+}
+
+// FindOptions narrows an observation (the executor's observe tool).
+type FindOptions struct {
+	// Query keeps controls whose name, value or nearby text contains it.
+	Query string
+	// Roles keeps controls with these roles (button, link, option...).
+	Roles []string
+	// Within is a ref: only that control's subtree (a dialog, a list).
+	Within string
+	// Limit caps the controls returned; 0 is the tab's default.
+	Limit int
+}
+
+// Narrowed reports whether o asks for less than the default view.
+func (o FindOptions) Narrowed() bool {
+	return o.Query != "" || len(o.Roles) > 0 || o.Within != ""
+}
+
+// WaitFor is what the executor's wait tool waits for: the first of the set
+// conditions to hold. With none set, it waits for the page to be idle (no
+// request in flight, the DOM quiet for 500 ms).
+type WaitFor struct {
+	Text  string // the page's text contains it
+	Gone  string // the page's text no longer contains it
+	URL   string // the URL contains it
+	Query string // a control matching it (as FindOptions.Query) exists
+}
+
+// String describes the awaited condition for the model, as a clause that
+// completes "waited until ..." and "... did not happen".
+func (w WaitFor) String() string {
+	var parts []string
+	if w.Text != "" {
+		parts = append(parts, fmt.Sprintf("text %q appeared", w.Text))
+	}
+	if w.Gone != "" {
+		parts = append(parts, fmt.Sprintf("text %q went away", w.Gone))
+	}
+	if w.URL != "" {
+		parts = append(parts, fmt.Sprintf("the URL contained %q", w.URL))
+	}
+	if w.Query != "" {
+		parts = append(parts, fmt.Sprintf("a control matching %q appeared", w.Query))
+	}
+	if len(parts) == 0 {
+		return "the page was idle (no request in flight, nothing changing)"
+	}
+	return strings.Join(parts, " or ")
+}
+
+// WaitOutcome is how a Wait ended.
+type WaitOutcome struct {
+	// Met is false when the timeout passed first.
+	Met bool
+	// Condition names the condition that held, in the tab's words.
+	Condition string
+	Took      time.Duration
+	// Pending is how many requests were still in flight at the end.
+	Pending int
 }
 
 // ActionKind names what an Action does, as the executor's tool of the same
@@ -181,13 +255,23 @@ type Target struct {
 
 // Outcome is the verdict on one action.
 type Outcome struct {
-	// Summary is the one-line verdict for the model.
+	// Summary is the one-line verdict for the model. It says
+	// NoEffect only when Effect is false; the runtime replaces that
+	// phrase when the diff it takes next shows the page did change.
 	Summary string
 	// Effect reports whether the action had any visible effect.
 	Effect    bool
 	Navigated bool
 	URL       string
+	// Pending counts requests the page still had in flight when the
+	// action stopped waiting for them; the result says "still loading".
+	Pending int
 }
+
+// NoEffect is the verdict of an action that changed nothing. It is part of
+// the tool contract (TOOLS.md): the loop detector counts only it, so it is
+// said only when nothing changed.
+const NoEffect = "your action had no visible effect"
 
 // Screenshot is an image of the viewport.
 type Screenshot struct {

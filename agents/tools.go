@@ -66,6 +66,10 @@ func ExecutorTools() []openai.Tool {
 		tool("type_focused", "Type text into whatever has focus (after click_at on a canvas cell, for instance).",
 			`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`),
 		tool("read_page", "Read the page's text content.", `{"type":"object","properties":{},"additionalProperties":false}`),
+		tool("observe", "Look at the page again: a fresh list of controls with refs. With query, roles or within it searches the whole page, off-screen included (in view first): use it when a control you need is not in what you were shown. Refs it returns work with click and type, which scroll to them.",
+			`{"type":"object","properties":{"query":{"type":"string","description":"Keep controls whose name, value or nearby text contains this."},"roles":{"type":"string","description":"Comma-separated roles to keep: button,link,option,textbox,combobox..."},"within":{"type":"string","description":"A ref (a dialog, a list): only controls inside it."},"limit":{"type":"integer","description":"At most this many controls (default 40)."}},"additionalProperties":false}`),
+		tool("wait", "Wait for what the page is still doing: until its text contains text, or no longer contains gone, or the URL contains url, or a control matching query appears; with none of these, until the page is idle. Returns what changed since your last look, or says it timed out.",
+			`{"type":"object","properties":{"text":{"type":"string"},"gone":{"type":"string"},"url":{"type":"string"},"query":{"type":"string"},"timeout_s":{"type":"number","description":"Seconds; default 10, at most 30."}},"additionalProperties":false}`),
 		tool("speak", speakDesc, speakParams),
 		tool("ask_user", askDesc, askParams),
 		tool("done", doneDesc, doneParams),
@@ -127,6 +131,19 @@ type (
 	}
 	textArgs struct {
 		Text string `json:"text"`
+	}
+	observeArgs struct {
+		Query  string `json:"query,omitempty"`
+		Roles  string `json:"roles,omitempty"`
+		Within string `json:"within,omitempty"`
+		Limit  int    `json:"limit,omitempty"`
+	}
+	pageWaitArgs struct {
+		Text     string  `json:"text,omitempty"`
+		Gone     string  `json:"gone,omitempty"`
+		URL      string  `json:"url,omitempty"`
+		Query    string  `json:"query,omitempty"`
+		TimeoutS float64 `json:"timeout_s,omitempty"`
 	}
 	noArgs struct{}
 )

@@ -292,7 +292,7 @@ func (a *agentTab) Observe(ctx context.Context) (agents.Observation, error) {
 		a.controls[c.Ref] = c
 	}
 	a.mu.Unlock()
-	return agents.Observation{URL: obs.URL, Title: obs.Title, Text: obs.Compact()}, nil
+	return agents.Observation{URL: obs.URL, Title: obs.Title, Text: forAgents(obs.Compact())}, nil
 }
 
 // Diff returns the browser's changes since the last observation, "" when
@@ -317,7 +317,7 @@ func (a *agentTab) Diff(ctx context.Context) (string, error) {
 		for _, c := range d.Full.Controls {
 			a.controls[c.Ref] = c
 		}
-		return d.Compact(), nil
+		return forAgents(d.Compact()), nil
 	}
 	if d.URL != "" {
 		a.url = d.URL
@@ -336,7 +336,7 @@ func (a *agentTab) Diff(ctx context.Context) (string, error) {
 	if d.Empty() {
 		return "", nil
 	}
-	return d.Compact(), nil
+	return forAgents(d.Compact()), nil
 }
 
 // Target names what a would touch: the control's role and name, the
@@ -393,7 +393,10 @@ func (a *agentTab) Act(ctx context.Context, act agents.Action) (agents.Outcome, 
 		a.url = r.URL
 		a.mu.Unlock()
 	}
-	return agents.Outcome{Summary: r.String(), Effect: r.Changed || r.Navigated, Navigated: r.Navigated, URL: r.URL}, nil
+	// Any effect the browser saw counts: a value the page set by script
+	// is an effect even when no node changed.
+	effect := r.Changed || r.Navigated || len(r.Effects) > 0
+	return agents.Outcome{Summary: r.String(), Effect: effect, Navigated: r.Navigated, URL: r.URL, Pending: r.Pending}, nil
 }
 
 // Screenshot captures the viewport as PNG; one pixel is one click_at unit.

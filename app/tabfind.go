@@ -1,0 +1,84 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	"vroom/agents"
+	"vroom/browser"
+)
+
+// The adapter's part of issue 9: describing a tab before it is leased,
+// the executor's observe (Find) and wait, and the hints the model reads.
+
+// Describe tells the planner what the existing tab id shows, by title and
+// URL, without leasing it.
+func (p *Tabs) Describe(ctx context.Context, id string) (agents.TabInfo, error) {
+	t, err := p.b.Tab(id)
+	if err != nil {
+		return agents.TabInfo{}, fmt.Errorf("describe tab %s: %w", id, err)
+	}
+	i := t.Info()
+	return agents.TabInfo{Title: i.Title, URL: i.URL}, nil
+}
+
+// Find observes the controls matching o over the whole page, in view
+// first. It leaves Diff's baseline where it was: a search shows part of
+// the page, and the next diff must still report everything that changed
+// since the agent's last whole look. The controls found join those the
+// safety gate knows, so a ref found here can be acted on.
+func (a *agentTab) Find(ctx context.Context, o agents.FindOptions) (agents.Observation, error) {
+	if err := a.loaded(ctx); err != nil {
+		return agents.Observation{}, err
+	}
+	opts := a.opts
+	opts.Query, opts.Roles, opts.Within = o.Query, o.Roles, o.Within
+	if o.Limit > 0 {
+		opts.Limit = o.Limit
+	}
+	obs, err := a.t.Observe(a.ctx(ctx), opts)
+	if err != nil {
+		return agents.Observation{}, err
+	}
+	a.mu.Lock()
+	if a.controls == nil || a.url != obs.URL {
+		a.controls = make(map[string]browser.Control, len(obs.Controls))
+	}
+	a.url = obs.URL
+	for _, c := range obs.Controls {
+		a.controls[c.Ref] = c
+	}
+	a.mu.Unlock()
+	return agents.Observation{URL: obs.URL, Title: obs.Title, Text: forAgents(obs.Compact())}, nil
+}
+
+// Wait waits in the page for w, or for quiet when w is empty. A timeout is
+// an outcome with Met false.
+func (a *agentTab) Wait(ctx context.Context, w agents.WaitFor, timeout time.Duration) (agents.WaitOutcome, error) {
+	if err := a.loaded(ctx); err != nil {
+		return agents.WaitOutcome{}, err
+	}
+	r, err := a.t.Wait(a.ctx(ctx), browser.WaitFor{Text: w.Text, Gone: w.Gone, URL: w.URL, Query: w.Query}, timeout)
+	if err != nil {
+		return agents.WaitOutcome{}, err
+	}
+	return agents.WaitOutcome{Met: r.Met, Condition: r.Condition, Took: r.Took, Pending: r.Pending}, nil
+}
+
+// The browser's hints name what its own API can do (query, roles); an
+// executor does that with its observe tool, so the hints it reads say so.
+var (
+	moreHintRE   = regexp.MustCompile(`\(more exist:[^)]*\)`)
+	widenHintRE  = regexp.MustCompile(`\(the page has more;[^)]*\)`)
+	moreForAgent = "(more exist: call observe with query or roles)"
+	widenAgent   = "(the page has more: call observe with a query to look elsewhere)"
+)
+
+// forAgents rewrites the browser's hints in a compact observation or diff
+// for the executor's tools.
+func forAgents(s string) string {
+	s = moreHintRE.ReplaceAllLiteralString(s, moreForAgent)
+	return widenHintRE.ReplaceAllLiteralString(s, widenAgent)
+}
