@@ -61,6 +61,7 @@ func run(m *testing.M) int {
 func fixtures() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir("testdata")))
+	apiFixtures(mux)
 	mux.HandleFunc("/siblings.html", func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		if n <= 0 {

@@ -92,14 +92,16 @@ type Control struct {
 
 // Observation is what a page looks like to an agent.
 type Observation struct {
-	Version  int       `json:"version"`
-	URL      string    `json:"url"`
-	Title    string    `json:"title"`
-	Dialog   string    `json:"dialog,omitempty"`
-	Headings []string  `json:"headings,omitempty"`
-	Text     string    `json:"text,omitempty"`
-	TextCut  bool      `json:"textTruncated,omitempty"`
-	Controls []Control `json:"controls"`
+	Version int    `json:"version"`
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	Dialog  string `json:"dialog,omitempty"`
+	// DialogRef is the open dialog's ref, for ObserveOptions.Within.
+	DialogRef string    `json:"dialogRef,omitempty"`
+	Headings  []string  `json:"headings,omitempty"`
+	Text      string    `json:"text,omitempty"`
+	TextCut   bool      `json:"textTruncated,omitempty"`
+	Controls  []Control `json:"controls"`
 	// Candidates counts every control that matched before the cut, so a
 	// short list is never mistaken for the whole page.
 	Candidates int    `json:"candidates"`
@@ -125,6 +127,7 @@ type frameObs struct {
 	SX         float64   `json:"sx"`
 	SY         float64   `json:"sy"`
 	Dialog     string    `json:"dialog"`
+	DialogRef  string    `json:"dialogRef"`
 	Candidates int       `json:"candidates"`
 	Controls   []Control `json:"controls"`
 	Headings   []string  `json:"headings"`
@@ -185,6 +188,9 @@ func (t *Tab) observe(ctx context.Context, o ObserveOptions) (*Observation, erro
 			continue
 		}
 		m.addFrame(fo, top)
+		if top && fo.DialogRef != "" {
+			t.refs[fo.DialogRef] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
+		}
 		for _, c := range fo.Controls {
 			t.refs[c.Ref] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
 			m.addControl(c, off, top)
@@ -328,7 +334,7 @@ func (m *merge) addFrame(fo *frameObs, top bool) {
 		return
 	}
 	m.vw, m.vh = fo.VW, fo.VH
-	obs.URL, obs.Title, obs.Dialog = fo.URL, fo.Title, fo.Dialog
+	obs.URL, obs.Title, obs.Dialog, obs.DialogRef = fo.URL, fo.Title, fo.Dialog, fo.DialogRef
 	obs.Headings, obs.Text, obs.TextCut = fo.Headings, fo.Text, fo.TextCut
 	obs.Viewport = [2]int{int(fo.VW), int(fo.VH)}
 	obs.Scroll = [2]int{int(fo.SX), int(fo.SY)}
@@ -424,7 +430,10 @@ func exceptionText(d *runtime.ExceptionDetails) string {
 func (o *Observation) Compact() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "page v%d %q %s\n", o.Version, clipText(o.Title, 80), o.URL)
-	if o.Dialog != "" {
+	switch {
+	case o.DialogRef != "":
+		fmt.Fprintf(&sb, "dialog %s %q (its controls first)\n", o.DialogRef, o.Dialog)
+	case o.Dialog != "":
 		fmt.Fprintf(&sb, "dialog %q (its controls first)\n", o.Dialog)
 	}
 	if len(o.Headings) > 0 {

@@ -65,10 +65,7 @@ type waitAnswer struct {
 // The tab stays free for other calls meanwhile (the person's input, an
 // observation).
 func (t *Tab) Wait(ctx context.Context, w WaitFor, timeout time.Duration) (WaitResult, error) {
-	if timeout <= 0 {
-		timeout = DefaultWaitTimeout
-	}
-	timeout = min(timeout, MaxWaitTimeout)
+	timeout = waitTimeout(timeout)
 	start := time.Now()
 	// The call's own deadline lies past the wait's, so begin adds no
 	// shorter CallTimeout and the page's answer at the deadline arrives.
@@ -88,6 +85,14 @@ func (t *Tab) Wait(ctx context.Context, w WaitFor, timeout time.Duration) (WaitR
 		return res, fmt.Errorf("wait %s: %w", t.id, t.fail(cctx, err))
 	}
 	return res, nil
+}
+
+// waitTimeout is the timeout a wait uses for the one asked for.
+func waitTimeout(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultWaitTimeout
+	}
+	return min(d, MaxWaitTimeout)
 }
 
 // waitLoop runs the in-page wait in the current document until it answers

@@ -372,22 +372,37 @@
     return r && r.host ? r.host : null;
   }
 
+  // ownText is a container's text without the text of the controls in it
+  // (their names are their own, not their neighbours'), or null past 2,000
+  // characters: a section, not a neighbourhood.
+  function ownText(root) {
+    let t = '';
+    const tw = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+      acceptNode: (n) => {
+        if (n.nodeType === 3) return NodeFilter.FILTER_ACCEPT;
+        const tag = n.tagName;
+        if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'TEMPLATE' || candidateRole(n, tag)) return NodeFilter.FILTER_REJECT;
+        return NodeFilter.FILTER_SKIP;
+      },
+    });
+    for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+      t += n.data + ' ';
+      if (t.length > 2000) return null;
+    }
+    return squash(t);
+  }
+
   // nearbyText is the text that belongs to a control without being its
-  // name: its aria-describedby text, then the text of the nearest
-  // enclosing row, list item, card or label (tr, li, article, label,
-  // fieldset, or those roles) within six levels if that holds at most 300
-  // characters, else of the largest ancestor within three levels holding
-  // at most 200 (a card built of plain divs). A container holding more is
-  // a section, not the control's neighbourhood. Texts are cached per call:
-  // a row of 5,000 buttons reads its row once.
+  // name: its aria-describedby text, then the own text (ownText) of the
+  // nearest enclosing row, list item, card or label (tr, li, article,
+  // label, fieldset, or those roles) within six levels if that holds at
+  // most 300 characters, else of the nearest ancestor within three levels
+  // that holds any, if at most 200 (a card built of plain divs). Texts
+  // are cached per call: a row of 5,000 buttons is read once.
   function nearbyText(el, cache) {
     const text = (n) => {
       let t = cache.get(n);
-      if (t === undefined) {
-        const raw = n.textContent || '';
-        t = raw.length > 2000 ? null : squash(raw);
-        cache.set(n, t);
-      }
+      if (t === undefined) { t = ownText(n); cache.set(n, t); }
       return t;
     };
     let out = '';
@@ -402,14 +417,13 @@
         break;
       }
     }
-    let best = '';
     p = parentOf(el);
     for (let i = 0; p && i < 3 && p !== document.body; i++, p = parentOf(p)) {
       const t = text(p);
       if (t === null || t.length > 200) break;
-      best = t;
+      if (t) return out + ' ' + t;
     }
-    return out + ' ' + best;
+    return out;
   }
 
   // matchScore says how a candidate matches a lower-cased query: 4 its
@@ -612,6 +626,11 @@
       }
       controls.push(ctl);
     }
+    // The open dialog gets a ref too, so a caller can observe within it.
+    let dialogRef = '';
+    if (dlg && !o.within) {
+      [dialogRef, next] = refFor(dlg, keysOf(dlg, dlg.tagName, 'dialog', nameOf(dlg, dlg.tagName, 'dialog'), pos), next, orphans.size ? orphans : null);
+    }
     // Hand back only live entries so the map cannot grow without bound.
     if (S.byRef.size > 4 * (controls.length + 500)) {
       for (const [r, e] of S.byRef) { const el = e.w.deref(); if (!el || !el.isConnected) S.byRef.delete(r); }
@@ -625,7 +644,7 @@
     }
     return {
       url: location.href, title: document.title, vw, vh, sx: scrollX, sy: scrollY,
-      dialog: dlg ? clip(nameOf(dlg, dlg.tagName, 'dialog'), 80) || 'dialog' : '',
+      dialog: dlg ? clip(nameOf(dlg, dlg.tagName, 'dialog'), 80) || 'dialog' : '', dialogRef,
       candidates: pool.length - dropped, controls, headings: heads, text, textCut, nextRef: next,
       walkMs: performance.now() - t0,
     };

@@ -1,0 +1,109 @@
+package browser
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// orders is the checkout fixture's server side: the orders POSTed, by the
+// id each test gives its page.
+var orders orderBook
+
+type orderBook struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (o *orderBook) add(id string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.n == nil {
+		o.n = map[string]int{}
+	}
+	o.n[id]++
+	return o.n[id]
+}
+
+func (o *orderBook) count(id string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.n[id]
+}
+
+// delay answers after d, as a slow server does, or when the client leaves.
+func delay(r *http.Request, d time.Duration) {
+	select {
+	case <-time.After(d):
+	case <-r.Context().Done():
+	}
+}
+
+// apiFixtures adds the fixture pages' server endpoints and generated pages.
+func apiFixtures(mux *http.ServeMux) {
+	mux.HandleFunc("/api/suggest", func(w http.ResponseWriter, r *http.Request) {
+		delay(r, 300*time.Millisecond)
+		q := strings.ToLower(r.URL.Query().Get("q"))
+		var out []string
+		// Decoys first, as real typeaheads rank sponsored entries.
+		for _, s := range []string{"Go (board game)", "Golang jobs", "Go", "Gopher", "Python", "Rust"} {
+			if q != "" && strings.Contains(strings.ToLower(s), q) {
+				out = append(out, s)
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(out)
+	})
+	mux.HandleFunc("/api/order", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			return
+		}
+		delay(r, 100*time.Millisecond)
+		fmt.Fprint(w, orders.add(r.URL.Query().Get("id")))
+	})
+	mux.HandleFunc("/api/slow", func(w http.ResponseWriter, r *http.Request) {
+		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+		delay(r, time.Duration(ms)*time.Millisecond)
+		fmt.Fprint(w, "ok")
+	})
+	mux.HandleFunc("/find.html", findPage)
+}
+
+// findPage has what Query and Within search: a narrow horizontal scroller
+// of n buttons, product cards whose buttons are named only "Add to cart",
+// a table row, a filled field, and a dialog with its own Save.
+func findPage(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+	if n <= 0 {
+		n = 5000
+	}
+	var sb strings.Builder
+	sb.WriteString(`<!doctype html><html><head><title>Find</title><style>
+#row{position:absolute;left:200px;top:60px;width:400px;overflow-x:auto;white-space:nowrap;border:1px solid #888}
+#row button{width:90px}
+.card{display:inline-block;border:1px solid #ccc;margin:4px;padding:4px;width:160px}
+#far{margin-top:3000px}
+</style></head><body><h1>Find</h1><p id="picked">none</p><div id="row">`)
+	for i := range n {
+		fmt.Fprintf(&sb, `<button onclick="document.getElementById('picked').textContent='picked %d'">Item %d</button>`, i, i)
+	}
+	sb.WriteString(`</div><div style="margin-top:120px">
+<div class="card"><b>Blue mug</b> <span>$12</span> <button onclick="this.textContent='Added'">Add to cart</button></div>
+<div class="card"><b>Red kettle</b> <span>$30</span> <button onclick="this.textContent='Added'">Add to cart</button></div>
+</div>
+<table><tr><td>Invoice 77</td><td><button onclick="document.getElementById('picked').textContent='download 77'">Download</button></td></tr>
+<tr><td>Invoice 78</td><td><button onclick="document.getElementById('picked').textContent='download 78'">Download</button></td></tr></table>
+<label>City <input id="city" value="Lisbon"></label>
+<button id="page-save">Save</button>
+<div id="far"><button onclick="this.textContent='Far clicked'">Far away</button> <input id="note" aria-label="Note"></div>
+<div role="dialog" aria-label="Settings" style="position:fixed;right:10px;top:10px;background:#eee;padding:8px">
+<p>Dialog prose</p><button>Save</button><button>Cancel</button></div>
+</body></html>`)
+	w.Header().Set("Content-Type", "text/html")
+	w.Write([]byte(sb.String()))
+}
