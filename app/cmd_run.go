@@ -269,8 +269,16 @@ func (o runOptions) spec(env runEnv, b *browser.Browser, p *eventPrinter, stderr
 		Warn:      func(err error) { fmt.Fprintln(stderr, "vroom run:", err) },
 		Prewarm:   min(o.MaxAgents, 3),
 		CloseTabs: true,
+		// Headless, nothing relaunches a browser that died: the run ends.
+		EndOnBrowserLoss: true,
+		KeyHint:          "set OPENAI_API_KEY, or the key in the app's Settings",
+		FinishSpeech:     speechGrace,
 	}
 }
+
+// speechGrace bounds how long vroom run --voice lets the last message
+// finish playing after the run ended; a second Ctrl-C quits at once.
+const speechGrace = 5 * time.Second
 
 // exitCode is vroom run's status for the run's outcome, saying on stderr
 // why a run that erred stopped.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -22,8 +23,22 @@ const WindowTitle = "Vroom"
 // process exits: Wails' own signal handler quits the GTK loop, which runs
 // OnShutdown. We must not quit it a second time on the same signal — two
 // gtk_main_quit calls race the loop's end and crash in cgo.
-func RunDesktop(ctx context.Context, a *App, assets fs.FS) error {
-	err := wails.Run(&options.App{
+func RunDesktop(ctx context.Context, a *App, assets fs.FS) (err error) {
+	defer func() {
+		// GTK that cannot open the display panics in Wails' frontend
+		// ("failed to init GTK") instead of returning: a display that
+		// checkDisplay found answering but GTK could not use still ends
+		// as one line, not a stack trace.
+		p := recover()
+		switch {
+		case p == nil:
+		case strings.Contains(fmt.Sprint(p), "GTK"):
+			err = fmt.Errorf("%w: %v", ErrNoDisplay, p)
+		default:
+			err = fmt.Errorf("run desktop: %v", p)
+		}
+	}()
+	err = wails.Run(&options.App{
 		Title:     WindowTitle,
 		Width:     1280,
 		Height:    800,

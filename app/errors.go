@@ -27,4 +27,7 @@ var (
 	// ErrRunLogIncomplete wraps an error writing or closing a run's log:
 	// the run itself went on, but its history and replay may lack records.
 	ErrRunLogIncomplete = errors.New("the run log may be incomplete")
+	// ErrNoDisplay is returned by RunDesktop where no graphical session
+	// answers: the window cannot open, but vroom run works headless.
+	ErrNoDisplay = errors.New("the Vroom window needs a graphical session (X11 or Wayland); 'vroom run TASK' works headless")
 )

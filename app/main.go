@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"os"
 )
 
 const usage = `usage:
@@ -39,6 +40,11 @@ func Main(ctx context.Context, args []string, assets fs.FS, stdout, stderr io.Wr
 }
 
 func runApp(ctx context.Context, assets fs.FS, stderr io.Writer) int {
+	if err := checkDisplay(os.Getenv); err != nil {
+		// One line, no stack trace: it is a setup question.
+		fmt.Fprintln(stderr, "vroom:", err)
+		return 1
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	path, err := DefaultSettingsPath()
 	if err != nil {

@@ -71,6 +71,16 @@ type RunSpec struct {
 	// Edit adjusts the run's configuration before it starts (tests: a
 	// faster floor, a fake voice).
 	Edit func(*agents.Config)
+	// EndOnBrowserLoss ends the whole run when the browser dies (headless:
+	// nothing relaunches it). Otherwise the agents working in it end
+	// failed, told once that their tab is gone, and the planner decides.
+	EndOnBrowserLoss bool
+	// KeyHint says where the person sets the API key; a refused key's
+	// failure ends with it.
+	KeyHint string
+	// FinishSpeech is how long Close lets the last message play before it
+	// closes the voice (0: it is cut at once).
+	FinishSpeech time.Duration
 }
 
 // BuiltRun is a run with everything it owns: its tabs, its voice, its log,
@@ -94,6 +104,7 @@ type BuiltRun struct {
 	forwardErr error         // written before forwarded closes
 
 	executed  atomic.Bool // Execute was called: the run's end event will come
+	said      speeches    // what the run's voice played, so Close can let it end
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -120,18 +131,20 @@ func BuildRun(ctx context.Context, spec RunSpec) (*BuiltRun, error) {
 	b.ctx, b.cancel = context.WithCancel(ctx)
 	b.Tabs = NewTabs(b.ctx, spec.Browser, browser.ObserveOptions{})
 	cfg := runConfig(spec, key)
-	cfg.Tabs, cfg.Log = b.Tabs, log
+	cfg.Tabs, cfg.Log = goneTabs{b.Tabs}, log
 	if spec.Voice {
 		b.Voice = openVoice(b.ctx, spec, key)
 		if b.Voice != nil {
-			cfg.Voice = speaker{b.Voice}
+			cfg.Voice = trackedSpeaker{speaker{b.Voice}, &b.said}
 		}
 	}
+	cfg.FailOnBrowserGone = spec.EndOnBrowserLoss
 	if spec.Edit != nil {
 		spec.Edit(&cfg)
 	}
 	b.Run = agents.NewRun(b.ctx, cfg)
 	b.forward(ctx)
+	watchBrowser(b.ctx, spec.Browser, b.Run, spec.EndOnBrowserLoss)
 	if spec.Prewarm > 0 {
 		go b.prewarm(spec.Prewarm)
 	}
@@ -167,8 +180,12 @@ func runConfig(spec RunSpec, key string) agents.Config {
 	if st.Budgets.MaxRunMinutes > 0 {
 		budget.Wall = time.Duration(st.Budgets.MaxRunMinutes) * time.Minute
 	}
+	hint := spec.KeyHint
+	if hint == "" {
+		hint = "check the API key in Settings"
+	}
 	return agents.Config{
-		Model:     agents.NewModel(agents.ModelConfig{BaseURL: st.BaseURL, APIKey: key, Models: models}),
+		Model:     agents.NewModel(agents.ModelConfig{BaseURL: st.BaseURL, APIKey: key, Models: models, KeyHint: hint}),
 		Policy:    spec.Policy,
 		Confirm:   spec.Confirm,
 		Ask:       spec.Ask,
@@ -285,6 +302,7 @@ func (b *BuiltRun) close() error {
 	}
 	b.cancelSub()
 	if b.Voice != nil {
+		b.said.wait(b.spec.FinishSpeech)
 		if err := b.Voice.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close the voice: %w", err))
 		}

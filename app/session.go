@@ -70,6 +70,9 @@ func (a *App) launchBrowser(s *session) {
 	a.emit(EventBrowser, BrowserState{Ready: true})
 	a.emitTabs()
 	close(s.ready)
+	if own {
+		go a.relaunchOnLoss(s.ctx, b)
+	}
 	a.followTabs(s.ctx, b)
 }
 

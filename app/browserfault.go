@@ -1,0 +1,141 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"vroom/agents"
+	"vroom/browser"
+)
+
+// tabErr maps a browser error to what agents acts on: a browser that died
+// is agents.ErrBrowserGone and a closed or crashed tab agents.ErrTabGone,
+// each ending its agent at once (the run, headless) instead of going back
+// to the model as one more tool result it cannot do anything about. The
+// browser's own error stays wrapped, for errors.Is and the log.
+func tabErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, browser.ErrBrowserClosed):
+		return fmt.Errorf("%w (%w)", agents.ErrBrowserGone, err)
+	case errors.Is(err, browser.ErrTabClosed), errors.Is(err, browser.ErrTabCrashed):
+		return fmt.Errorf("%w (%w)", agents.ErrTabGone, err)
+	}
+	return err
+}
+
+// goneTabs is the run's TabProvider with tabErr over every tab's errors.
+type goneTabs struct{ agents.TabProvider }
+
+// Open opens a tab whose errors say when it is gone.
+func (p goneTabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) {
+	t, err := p.TabProvider.Open(ctx, owner, url)
+	if err != nil {
+		return nil, tabErr(err)
+	}
+	return goneTab{t}, nil
+}
+
+// Attach leases an existing tab whose errors say when it is gone.
+func (p goneTabs) Attach(ctx context.Context, owner, id string) (agents.Tab, error) {
+	t, err := p.TabProvider.Attach(ctx, owner, id)
+	if err != nil {
+		return nil, tabErr(err)
+	}
+	return goneTab{t}, nil
+}
+
+// Release hands the adapter its own tab back.
+func (p goneTabs) Release(t agents.Tab, owner string) {
+	if g, ok := t.(goneTab); ok {
+		t = g.Tab
+	}
+	p.TabProvider.Release(t, owner)
+}
+
+// goneTab is an agents.Tab whose errors go through tabErr.
+type goneTab struct{ agents.Tab }
+
+// Observe observes the page.
+func (t goneTab) Observe(ctx context.Context) (agents.Observation, error) {
+	o, err := t.Tab.Observe(ctx)
+	return o, tabErr(err)
+}
+
+// Diff describes what changed.
+func (t goneTab) Diff(ctx context.Context) (string, error) {
+	d, err := t.Tab.Diff(ctx)
+	return d, tabErr(err)
+}
+
+// Target names an action's target.
+func (t goneTab) Target(ctx context.Context, a agents.Action) (agents.Target, error) {
+	g, err := t.Tab.Target(ctx, a)
+	return g, tabErr(err)
+}
+
+// Act performs an action.
+func (t goneTab) Act(ctx context.Context, a agents.Action) (agents.Outcome, error) {
+	o, err := t.Tab.Act(ctx, a)
+	return o, tabErr(err)
+}
+
+// Screenshot captures the viewport.
+func (t goneTab) Screenshot(ctx context.Context) (agents.Screenshot, error) {
+	s, err := t.Tab.Screenshot(ctx)
+	return s, tabErr(err)
+}
+
+// ReadPage reads the page's text.
+func (t goneTab) ReadPage(ctx context.Context) (string, error) {
+	s, err := t.Tab.ReadPage(ctx)
+	return s, tabErr(err)
+}
+
+// watchBrowser tells run when b dies (crash, kill, a lost remote
+// connection), until ctx ends: headless (fail) the whole run ends with
+// agents.ErrBrowserGone; otherwise every agent still running ends failed,
+// told once that its tab is gone, and the planner decides. An agent in
+// the middle of a model call learns it here, not at its next action.
+func watchBrowser(ctx context.Context, b *browser.Browser, run *agents.Run, fail bool) {
+	events := b.Subscribe(ctx)
+	go func() {
+		for ev := range events {
+			if ev.Kind != browser.BrowserClosed {
+				continue
+			}
+			err := fmt.Errorf("%w (%s)", agents.ErrBrowserGone, strings.TrimPrefix(ev.Err, browser.ErrBrowserClosed.Error()+": "))
+			if fail {
+				run.Fail(err)
+				return
+			}
+			run.LoseTabs(err)
+		}
+	}()
+}
+
+// relaunchOnLoss starts the session's browser again whenever it dies,
+// until ctx ends: the desktop goes on with a fresh browser (the run, if
+// any, hears of the loss through watchBrowser). The UI sees the browser
+// go (an error state) and come back (ready, with the new tab list).
+func (a *App) relaunchOnLoss(ctx context.Context, b *browser.Browser) {
+	events := b.Subscribe(ctx)
+	for ev := range events {
+		if ev.Kind != browser.BrowserClosed || ctx.Err() != nil {
+			continue
+		}
+		a.log.Warn("the browser closed; relaunching", "err", ev.Err)
+		a.emit(EventBrowser, BrowserState{Error: "the browser closed (" + ev.Err + "); restarting it"})
+		if err := b.Relaunch(ctx); err != nil {
+			a.log.Error("relaunch the browser", "err", err)
+			a.emit(EventBrowser, BrowserState{Error: fmt.Sprintf("the browser closed and could not be restarted: %v", err)})
+			continue
+		}
+		a.pickActive("")
+		a.emit(EventBrowser, BrowserState{Ready: true})
+		a.emitTabs()
+	}
+}

@@ -1,0 +1,131 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"vroom/internal/modeltest"
+)
+
+// TestFaultRunBrowserKilled (issue 11, must-show 2): `vroom run` as a real
+// process, its own Chromium SIGKILLed once the executor is at work: exit 1
+// within 2 s of the death, and stderr and the JSON events say the browser
+// closed.
+func TestFaultRunBrowserKilled(t *testing.T) {
+	needBrowser(t)
+	s := newSite(t)
+	srv := modeltest.New(t)
+	srv.Then("planner", call("spawn", "task", "quote", "url", s.URL+"/quote.html"), call("wait", "mode", "all"), done("never", true))
+	working := make(chan struct{})
+	var once sync.Once
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(*modeltest.Request) modeltest.Reply {
+		once.Do(func() { close(working) })
+		return modeltest.Slow(time.Minute, call("read_page"))
+	}})
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "run", "--json", "--profile", "persistent", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "get a quote")
+	cmd.Env = append(os.Environ(), cliEnv+"=1", "VROOM_DATA_DIR="+dir, "VROOM_CONFIG_DIR="+dir, "OPENAI_API_KEY=sk-test-fault")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-working:
+	case err := <-exited:
+		t.Fatalf("vroom run exited early: %v\n%s", err, errb.String())
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the executor never called the model\n%s", errb.String())
+	}
+	died := killChromium(t, filepath.Join(dir, "profile"))
+	select {
+	case err := <-exited:
+		took := time.Since(died)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("exit %v\n%s", err, errb.String())
+		}
+		if took > 2*time.Second {
+			t.Fatalf("exited %v after the browser died", took)
+		}
+		t.Logf("vroom run exited 1, %v after the browser died; stderr:\n%s", took, errb.String())
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("still running 10 s after the browser died\n%s", errb.String())
+	}
+	if !strings.Contains(errb.String(), "vroom run: the browser closed") {
+		t.Errorf("stderr does not say the browser closed:\n%s", errb.String())
+	}
+	if !strings.Contains(out.String(), `"summary":"the browser closed`) || !strings.Contains(out.String(), `"state":"failed"`) {
+		t.Errorf("the JSON events do not say the browser closed:\n%s", out.String())
+	}
+	if n := len(srv.Requests("")); n != 3 {
+		t.Errorf("%d model calls; 3 expected (spawn, wait, the executor's in-flight one)", n)
+	}
+}
+
+// TestFaultRunKeyRefused: a 401 stops vroom run at once: exit 1, one
+// request (no retry), and stderr says the key was refused and where to
+// set it.
+func TestFaultRunKeyRefused(t *testing.T) {
+	needBrowser(t)
+	t.Parallel()
+	srv := modeltest.New(t)
+	srv.Then("planner", modeltest.Reply{Status: http.StatusUnauthorized})
+	env := testEnv(t, srv)
+	var out, errb bytes.Buffer
+	start := time.Now()
+	code := runTask(context.Background(), []string{"anything"}, env, &out, &errb)
+	if code != 1 || time.Since(start) > 5*time.Second {
+		t.Fatalf("exit %d after %v\n%s", code, time.Since(start), errb.String())
+	}
+	for _, want := range []string{"the API key was refused", "401", "OPENAI_API_KEY", "Settings"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr does not say %q:\n%s", want, errb.String())
+		}
+	}
+	if n := len(srv.Requests("")); n != 1 {
+		t.Errorf("%d model calls", n)
+	}
+}
+
+// TestNoDisplay: `vroom` without a graphical session says so in one line
+// (and that vroom run works headless) and exits 1, without a stack trace;
+// so does a DISPLAY naming a server that is not there.
+func TestNoDisplay(t *testing.T) {
+	t.Parallel()
+	for name, env := range map[string][]string{
+		"unset": {"DISPLAY=", "WAYLAND_DISPLAY="},
+		"stale": {"DISPLAY=:987", "WAYLAND_DISPLAY="},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(append(os.Environ(), cliEnv+"=1", "VROOM_CONFIG_DIR="+t.TempDir()), env...)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Fatalf("exit %v\n%s", err, errb.String())
+			}
+			msg := errb.String()
+			if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "graphical session") || !strings.Contains(msg, "vroom run") ||
+				strings.Contains(msg, "goroutine") || strings.Contains(msg, "panic") {
+				t.Fatalf("stderr:\n%s", msg)
+			}
+		})
+	}
+}
