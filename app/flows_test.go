@@ -136,12 +136,16 @@ type flowTally struct {
 	mu      sync.Mutex
 	calls   []string // "unit tool" per executor model call
 	results []string // the tool result each call read
+	first   string   // the first prompt, with the first observation
 }
 
 func (f *flowTally) record(unit int, tool string, r *modeltest.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, fmt.Sprintf("%d %s", unit, tool))
+	if f.first == "" {
+		f.first = r.Text()
+	}
 	if r.ToolResults() > 0 {
 		f.results = append(f.results, r.LastText())
 	}
@@ -309,6 +313,10 @@ func TestFlowLongRow(t *testing.T) {
 	})
 	if n := f.total(); n > 4 {
 		t.Fatalf("%d executor calls, want at most 4: %v", n, f.calls)
+	}
+	// The first view was cut, and its hint names the tool that finds more.
+	if first := f.first; !strings.Contains(first, "(more exist: call observe with query or roles)") {
+		t.Fatalf("the first observation does not point to observe:\n%s", first)
 	}
 	t.Logf("%d executor calls (the minimum is 4): %v", f.total(), f.calls)
 }

@@ -1,0 +1,32 @@
+package app
+
+import (
+	"testing"
+)
+
+// BenchmarkFlowCalls measures what a task costs the person in model calls
+// (their cost and their wait): the executor's calls per fixture task with
+// the careful scripted model of flows_test.go. BENCHMARKS.md holds the
+// numbers beside each task's scripted minimum.
+func BenchmarkFlowCalls(b *testing.B) {
+	flows := []struct {
+		name string
+		run  func(tb testing.TB, s *flowSite) *flowTally
+	}{
+		{"skills", skillsFlow},
+		{"longrow", longRowFlow},
+		{"checkout", func(tb testing.TB, s *flowSite) *flowTally { f, _ := checkoutFlow(tb, s); return f }},
+		{"stepper", stepperFlow},
+	}
+	for _, fl := range flows {
+		b.Run(fl.name, func(b *testing.B) {
+			calls := 0
+			for i := 0; i < b.N; i++ {
+				// A fresh site each time: the skills flow adds to the
+				// profile, the checkout to the orders.
+				calls += fl.run(b, newFlowSite(b)).total()
+			}
+			b.ReportMetric(float64(calls)/float64(b.N), "calls/task")
+		})
+	}
+}
