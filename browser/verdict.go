@@ -75,6 +75,11 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 	if !st.navigated {
 		r.Effects = append(r.Effects, effects(s.a, s.before, after)...)
 	}
+	// A request the action started and the page still awaits is its
+	// effect too: acting again would send it twice.
+	if r.Pending > 0 {
+		r.Effects = append(r.Effects, "network")
+	}
 	if s.shot != nil {
 		changed, err := t.screenChanged(ctx, s.shot)
 		if err != nil {

@@ -1,0 +1,137 @@
+package browser
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSettleTypeahead: typing returns only once the suggestions that a
+// 150 ms debounce and a 300 ms server delay bring are in the DOM.
+func TestSettleTypeahead(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/typeahead.html")
+	ctx := tctx(t)
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tab.Type(ctx, find(t, o, "combobox", "Skill").Ref, "go", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := eval[int](t, tab, `document.querySelectorAll('#suggest [role=option]').length`)
+	t.Logf("type: %v, %d options, %s", r.Took, n, r)
+	if n != 4 || !r.Changed || r.Pending != 0 {
+		t.Errorf("the suggestions were not in the DOM when type returned: %d options; %s", n, r)
+	}
+	if r.Took < 450*time.Millisecond {
+		t.Errorf("type returned in %v, before the debounce and the server could answer", r.Took)
+	}
+}
+
+// TestSettleCheckout: a click whose page says "Processing…" and POSTs
+// 800 ms later returns after the POST, with the confirmation in the DOM.
+func TestSettleCheckout(t *testing.T) {
+	t.Parallel()
+	id := t.Name()
+	tab := openTab(t, "/checkout.html?id="+id)
+	ctx := tctx(t)
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tab.Click(ctx, find(t, o, "button", "Place order").Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := eval[string](t, tab, `document.getElementById('status').textContent`)
+	t.Logf("click: %v, status %q, %s", r.Took, status, r)
+	if n := orders.count(id); n != 1 {
+		t.Errorf("%d orders on the server when click returned", n)
+	}
+	if status != "Order confirmed #1" {
+		t.Errorf("no confirmation when click returned: %q", status)
+	}
+}
+
+// TestSettleBusyPage: loops older than the action (an interval, a
+// recursive timeout, a poll) cost an action nothing; an endless loop the
+// action starts is cut by the timer cap; a request longer than the bound
+// is reported as still loading.
+func TestSettleBusyPage(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/timers.html")
+	ctx := tctx(t)
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	click := func(name string) *Result {
+		t.Helper()
+		r, err := tab.Click(ctx, find(t, o, "button", name).Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	var took []time.Duration
+	for range 3 {
+		r := click("Toggle")
+		took = append(took, r.Took)
+		if r.Took > 500*time.Millisecond || r.Pending != 0 || !r.Changed {
+			t.Errorf("toggle on a busy page: %v, %s", r.Took, r)
+		}
+	}
+	spin := click("Spin")
+	after := click("Toggle")
+	t.Logf("toggle %v; spin %v; toggle after spin %v", took, spin.Took, after.Took)
+	if spin.Took > 1200*time.Millisecond {
+		t.Errorf("an endless timer loop held the click %v", spin.Took)
+	}
+	if after.Took > 500*time.Millisecond {
+		t.Errorf("the spin loop still holds actions: %v", after.Took)
+	}
+	slow := click("Load slowly")
+	t.Logf("slow: %v %s", slow.Took, slow)
+	if slow.Pending != 1 || !strings.Contains(slow.String(), "still loading (1 request)") {
+		t.Errorf("a request past the bound: %s (pending %d)", slow, slow.Pending)
+	}
+	if slow.Took < 1500*time.Millisecond || slow.Took > 3500*time.Millisecond {
+		t.Errorf("the network bound took %v", slow.Took)
+	}
+}
+
+// TestVerdictStepper: a stepper that sets input.value (no attribute, no
+// mutation) is an effect on the value; a button that does nothing is
+// still "no visible effect".
+func TestVerdictStepper(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/stepper.html")
+	ctx := tctx(t)
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tab.Click(ctx, find(t, o, "button", "Increase").Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Changed || !strings.Contains(r.String(), "value") || strings.Contains(r.String(), "no visible effect") {
+		t.Errorf("stepper +: %s", r)
+	}
+	d, err := tab.Changes(ctx, o.Version, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := find(t, &Observation{Controls: d.Changed}, "textbox", "Quantity"); q.Value != "2" {
+		t.Errorf("the diff: %+v", d.Changed)
+	}
+	r, err = tab.Click(ctx, find(t, o, "button", "Does nothing").Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Changed || !strings.Contains(r.String(), "no visible effect") {
+		t.Errorf("a no-op click: %s", r)
+	}
+}
