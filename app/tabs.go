@@ -90,41 +90,26 @@ func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 	return errors.Join(errs...)
 }
 
-// Open opens a tab at url leased to owner. The tab is leased before it
-// navigates, so no one else can act in it even while it loads; the load
-// goes on after Open returns, and the tab's first use waits for it.
+// Open opens a tab at url leased to owner. A prewarmed blank tab is
+// leased before it navigates, so no one else can act in it even while it
+// loads; the load goes on after Open returns, and the tab's first use
+// waits for it. Without one, a new tab is created with the URL in the same
+// call, the cheapest route measured (ARCHITECTURE.md, "Opening a tab").
 func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) {
-	var t *browser.Tab
-	for t == nil {
-		p.mu.Lock()
-		if len(p.pool) > 0 {
-			t, p.pool = p.pool[0], p.pool[1:]
-			p.mu.Unlock()
-			break
-		}
-		if p.pending == 0 {
-			p.mu.Unlock()
-			break
-		}
-		if p.added == nil {
-			p.added = make(chan struct{})
-		}
-		added := p.added
-		p.mu.Unlock()
-		select {
-		case <-added:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("open tab for %s: %w", owner, ctx.Err())
-		}
+	t, err := p.fromPool(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open tab for %s: %w", owner, err)
 	}
 	if t == nil {
-		var err error
-		if t, err = p.b.Open(ctx, ""); err != nil {
+		if t, err = p.b.Open(ctx, url); t != nil {
+			p.mu.Lock()
+			p.opened = append(p.opened, t)
+			p.mu.Unlock()
+		}
+		if err != nil {
 			return nil, fmt.Errorf("open tab for %s: %w", owner, err)
 		}
-		p.mu.Lock()
-		p.opened = append(p.opened, t)
-		p.mu.Unlock()
+		url = "" // loaded
 	}
 	at, err := p.lease(t, owner)
 	if err != nil {
@@ -134,12 +119,41 @@ func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) 
 		at.ready = make(chan struct{})
 		go func() {
 			defer close(at.ready)
-			if _, err := t.Navigate(browser.WithOwner(p.ctx, owner), url); err != nil {
+			if err := t.Load(browser.WithOwner(p.ctx, owner), url); err != nil {
 				at.readyErr = fmt.Errorf("open %s: %w", url, err)
 			}
 		}()
 	}
 	return at, nil
+}
+
+// fromPool takes a prewarmed tab, waiting for one Prewarm is opening
+// rather than opening yet another at the same time; nil when there is
+// none to have.
+func (p *Tabs) fromPool(ctx context.Context) (*browser.Tab, error) {
+	for {
+		p.mu.Lock()
+		if len(p.pool) > 0 {
+			t := p.pool[0]
+			p.pool = p.pool[1:]
+			p.mu.Unlock()
+			return t, nil
+		}
+		if p.pending == 0 {
+			p.mu.Unlock()
+			return nil, nil
+		}
+		if p.added == nil {
+			p.added = make(chan struct{})
+		}
+		added := p.added
+		p.mu.Unlock()
+		select {
+		case <-added:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // Attach leases the existing tab id to owner, keeping its state (cookies,
