@@ -167,7 +167,7 @@ func (e *executor) handedBack(ctx context.Context, note string) string {
 	} else {
 		b.WriteString(" without a note")
 	}
-	b.WriteString("\nThey may have changed anything on the page: act on this view, not on earlier refs.\n")
+	b.WriteString("\nThey may have changed anything on the page, and it may have re-laid out (its viewport was fitted to their view while they drove it, and is restored now): act on this view, not on earlier refs or coordinates.\n")
 	obs, err := e.tab.Observe(ctx)
 	if err != nil {
 		b.WriteString("(could not observe the tab: " + err.Error() + ")")

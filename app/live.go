@@ -27,6 +27,14 @@ import (
 // The stream is a sequence of records: a big-endian uint32 length, that many
 // bytes of JSON header ({seq, w, h, at}), a uint32 length, that many bytes of
 // JPEG.
+//
+// A subscription asks for frames of the size it shows them at (query
+// parameters w and h, in device pixels, and the JPEG quality q): a single
+// large tile gets sharp frames and four small ones stay cheap. Chromium
+// runs one screencast per tab at the largest size any subscriber asks for
+// (browser.Tab.Screencast); a view that changes size opens a new
+// subscription and drops the old one, which restarts the screencast at the
+// new size.
 type liveServer struct {
 	token string
 	tab   func(id string) (*browser.Tab, error)

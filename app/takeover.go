@@ -2,9 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"vroom/agents"
+	"vroom/browser"
 )
 
 // TakeOver pauses agent pid so the person can drive its tab in the live
@@ -45,11 +48,44 @@ func (a *App) HandBack(pid int, note string) (agents.ProcInfo, error) {
 			tab = p.Tab
 		}
 	}
+	// The viewport is back to the size the agent knows before it resumes,
+	// acting as the agent (the person's input acts as it until now); the
+	// note the agent reads says the page may have re-laid out.
+	if owner := a.inputOwner(tab); owner != User {
+		if err := a.fitTab(tab, owner, 0, 0); err != nil && !errors.Is(err, browser.ErrTabClosed) {
+			a.log.Warn("hand back: the viewport was not restored", "pid", pid, "err", err)
+		}
+	}
 	// The person's input stops before the agent resumes.
 	r.mu.Lock()
 	delete(r.heldBy, tab)
 	r.mu.Unlock()
 	return r.run.HandBack(pid, note)
+}
+
+// FitView resizes the viewport of a tab the person has taken over to
+// width x height CSS pixels, the shape of the view they drive it in, so the
+// whole page shows with no letterbox (a full-height web app's bottom bar
+// included). Zero for both restores the default size; that is allowed on
+// any tab the person may drive, and HandBack does it before the agent
+// resumes.
+func (a *App) FitView(tabID string, width, height int) error {
+	owner := a.inputOwner(tabID)
+	if (width != 0 || height != 0) && owner == User {
+		return errors.New("fit view: only a tab the person has taken over is resized")
+	}
+	return a.fitTab(tabID, owner, width, height)
+}
+
+// fitTab resizes (or with zeros restores) the tab's viewport as owner.
+func (a *App) fitTab(tabID, owner string, width, height int) error {
+	t, err := a.userTab(tabID)
+	if err != nil {
+		return fmt.Errorf("fit view: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(a.context(), 5*time.Second)
+	defer cancel()
+	return t.FitViewport(browser.WithOwner(ctx, owner), width, height)
 }
 
 // inputOwner is whom the person's input to tab acts as: the agent whose

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 )
 
@@ -16,6 +17,13 @@ type PointerInput struct {
 	Y          float64 `json:"y"`
 	ViewWidth  float64 `json:"viewWidth"`
 	ViewHeight float64 `json:"viewHeight"`
+	// PageWidth and PageHeight are the viewport, in CSS pixels, that the
+	// frame on screen shows (its header's w and h). The viewport can be
+	// resized while a person drives the tab, so the view maps through the
+	// frame it shows, not the browser's default size; zero means that
+	// default.
+	PageWidth  float64 `json:"pageWidth,omitempty"`
+	PageHeight float64 `json:"pageHeight,omitempty"`
 	Button     string  `json:"button,omitempty"` // left, middle, right
 	Clicks     int     `json:"clicks,omitempty"`
 	DeltaX     float64 `json:"deltaX,omitempty"`
@@ -44,8 +52,12 @@ func (t *Tab) ForwardPointer(ctx context.Context, ev PointerInput) error {
 		return fmt.Errorf("forward pointer: %w", err)
 	}
 	defer cancel()
-	x := ev.X * float64(t.b.opts.Width) / ev.ViewWidth
-	y := ev.Y * float64(t.b.opts.Height) / ev.ViewHeight
+	pw, ph := ev.PageWidth, ev.PageHeight
+	if pw <= 0 || ph <= 0 {
+		pw, ph = float64(t.b.opts.Width), float64(t.b.opts.Height)
+	}
+	x := ev.X * pw / ev.ViewWidth
+	y := ev.Y * ph / ev.ViewHeight
 	p := input.DispatchMouseEventParams{X: x, Y: y, Modifiers: ev.Modifiers}
 	switch ev.Type {
 	case "move":
@@ -80,6 +92,39 @@ func (t *Tab) ForwardPointer(ctx context.Context, ev PointerInput) error {
 	}
 	if err != nil {
 		return fmt.Errorf("forward pointer: %w", t.fail(cctx, err))
+	}
+	return nil
+}
+
+// Viewport sizes FitViewport accepts: smaller is unusable, larger costs
+// more to render and encode than any screen shows.
+const (
+	minFitSide = 200
+	maxFitSide = 4096
+)
+
+// FitViewport resizes the tab's viewport to width x height CSS pixels, so a
+// live view of another shape shows the whole page with no letterbox; zero
+// for both restores the default size every tab has. The page re-lays out
+// (a full-height app's bottom bar moves to the new bottom edge), so an
+// agent's refs from before may no longer hold.
+func (t *Tab) FitViewport(ctx context.Context, width, height int) error {
+	w, h := t.b.opts.Width, t.b.opts.Height
+	if width != 0 || height != 0 {
+		if width < minFitSide || height < minFitSide || width > maxFitSide || height > maxFitSide {
+			return fmt.Errorf("fit viewport: %w: %dx%d", ErrBadArgument, width, height)
+		}
+		w, h = width, height
+	}
+	cctx, cancel, err := t.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("fit viewport: %w", err)
+	}
+	defer cancel()
+	if _, err := cdp.Call(cctx, t.target(), emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: int64(w), Height: int64(h), DeviceScaleFactor: t.b.opts.Scale,
+	}); err != nil {
+		return fmt.Errorf("fit viewport: %w", t.fail(cctx, err))
 	}
 	return nil
 }

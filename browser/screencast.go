@@ -10,12 +10,19 @@ import (
 	"github.com/chromedp/cdproto/page"
 )
 
-// ScreencastOptions is what one live-view subscriber wants.
+// ScreencastOptions is what one live-view subscriber wants: frames no
+// larger than MaxWidth x MaxHeight device pixels, the size it shows them
+// at. Subscribers of one tab share one screencast at the largest size and
+// quality any of them asks for; each scales down what it receives.
 type ScreencastOptions struct {
 	Quality   int // JPEG quality, default 60
-	MaxWidth  int // default 640, a grid tile
-	MaxHeight int // default 400
+	MaxWidth  int // default 640, a grid tile; at most MaxScreencastSide
+	MaxHeight int // default 400; at most MaxScreencastSide
 }
+
+// MaxScreencastSide caps a frame's width and height: a larger frame costs
+// more to encode than any screen it is shown on gains (a full-HD view).
+const MaxScreencastSide = 1920
 
 // Frame is one JPEG frame of a tab's live view.
 type Frame struct {
@@ -59,6 +66,7 @@ func (t *Tab) Screencast(ctx context.Context, opts ScreencastOptions) (<-chan Fr
 	if opts.MaxHeight <= 0 {
 		opts.MaxHeight = min(400, t.b.opts.Height)
 	}
+	opts.MaxWidth, opts.MaxHeight = min(opts.MaxWidth, MaxScreencastSide), min(opts.MaxHeight, MaxScreencastSide)
 	s := &scSub{ch: make(chan Frame, 1), opts: opts}
 	sc := &t.sc
 	sc.mu.Lock()
@@ -110,7 +118,8 @@ func (sc *screencaster) stopAll() {
 }
 
 // reconfigure starts, restarts or stops the CDP screencast to match the
-// subscribers.
+// subscribers: one screencast per tab, restarted when the largest size or
+// quality asked for changes (a tile resized, a view opened or closed).
 func (sc *screencaster) reconfigure(ctx context.Context) error {
 	sc.mu.Lock()
 	var want *ScreencastOptions

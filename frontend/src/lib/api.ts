@@ -74,6 +74,8 @@ export const api = {
   liveEndpoint: () => call('live view', () => Go.LiveEndpoint()),
   pointer: (tab: string, ev: PointerInput) => call('pointer', () => Go.PointerInput(tab, ev)),
   key: (tab: string, ev: KeyInput) => call('key', () => Go.KeyInput(tab, ev)),
+  /** fitView resizes a taken-over tab's viewport to width x height CSS pixels; 0, 0 restores it. */
+  fitView: (tab: string, width: number, height: number) => call('fit view', () => Go.FitView(tab, width, height)),
   unmute: () => call('unmute', () => Go.Unmute()),
   mute: () => call('mute', () => Go.Mute()),
   setAgentMuted: (agent: string, muted: boolean) => call('mute agent', () => Go.SetAgentMuted(agent, muted)),

@@ -9,3 +9,46 @@ export function money(n: number): string {
 export function tokens(n: number): string {
   return n >= 10000 ? `${Math.round(n / 1000)}k tok` : n >= 1000 ? `${(n / 1000).toFixed(1)}k tok` : `${n} tok`
 }
+
+/** TabLike is what the UI knows of a tab: its id, title and URL. */
+export interface TabLike {
+  id: string
+  title: string
+  url: string
+}
+
+/**
+ * tabName renders a tab for people as agents.TabInfo.Name does: its title
+ * and host ("GitHub – octocat (github.com)"), the host alone when the title
+ * only repeats the address, "a new tab" before it shows anything. A target
+ * id means nothing to a person, so it is never part of the name.
+ */
+export function tabName(t: { title: string; url: string }): string {
+  let host = ''
+  try {
+    host = new URL(t.url).hostname
+  } catch {
+    host = ''
+  }
+  let title = t.title.trim()
+  const bare = t.url.includes('://') ? t.url.slice(t.url.indexOf('://') + 3) : ''
+  if (title === t.url || (bare && title === bare)) title = ''
+  const clip = (s: string) => (s.length > 80 ? s.slice(0, 79) + '…' : s)
+  if (!title && !host) return 'a new tab'
+  if (!title) return host
+  if (!host) return clip(title)
+  return `${clip(title)} (${host})`
+}
+
+/**
+ * nameTabs replaces every known tab's target id in text with the tab's
+ * name: a message written for the program ("moved to tab 8F48A993…") still
+ * reads as a person knows the tab.
+ */
+export function nameTabs(text: string, tabs: readonly TabLike[]): string {
+  let out = text
+  for (const t of tabs) {
+    if (t.id.length >= 8 && out.includes(t.id)) out = out.split(t.id).join(`“${tabName(t)}”`)
+  }
+  return out
+}
