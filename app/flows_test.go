@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -423,4 +424,36 @@ func stepperFlow(tb testing.TB, s *flowSite) *flowTally {
 		return 0, done("the quantity did not change", false)
 	})
 	return f
+}
+
+// TestPlannerSeesAttachedTabs (issue 9): with two tabs attached, the
+// planner's first prompt names each by id, title and URL, so it can tell
+// the profile from the catalog.
+func TestPlannerSeesAttachedTabs(t *testing.T) {
+	s := newFlowSite(t)
+	h := newHarness(t, nil)
+	ctx := tctx(t)
+	var ids []string
+	pages := map[string]string{"/skills.html": "Ada Lovelace | ProNet", "/longrow.html": "Pick an item | Catalog"}
+	for _, page := range []string{"/skills.html", "/longrow.html"} {
+		tab, err := testBrowser.Open(ctx, s.URL+page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tab.Close(context.WithoutCancel(ctx)) })
+		// The person attaches a tab they see: its page has loaded.
+		waitFor(t, 10*time.Second, page+"'s title", func() bool { return tab.Info().Title == pages[page] })
+		ids = append(ids, tab.ID())
+	}
+	h.srv.Script("planner", modeltest.Step{Reply: done("looked", true)})
+	h.execute(t, "add my skills", ids...)
+	first := h.srv.Requests("planner")[0].Text()
+	for i, want := range []string{
+		fmt.Sprintf(`- tab %s: title "Ada Lovelace | ProNet", URL %s/skills.html`, ids[0], s.URL),
+		fmt.Sprintf(`- tab %s: title "Pick an item | Catalog", URL %s/longrow.html`, ids[1], s.URL),
+	} {
+		if !strings.Contains(first, want) {
+			t.Fatalf("the planner's first prompt lacks tab %d as %q:\n%s", i+1, want, first)
+		}
+	}
 }

@@ -43,15 +43,35 @@ func (a *agentTab) Find(ctx context.Context, o agents.FindOptions) (agents.Obser
 		return agents.Observation{}, err
 	}
 	a.mu.Lock()
-	if a.controls == nil || a.url != obs.URL {
-		a.controls = make(map[string]browser.Control, len(obs.Controls))
-	}
 	a.url = obs.URL
-	for _, c := range obs.Controls {
-		a.controls[c.Ref] = c
-	}
+	a.remember(obs.Controls, false)
 	a.mu.Unlock()
 	return agents.Observation{URL: obs.URL, Title: obs.Title, Text: forAgents(obs.Compact())}, nil
+}
+
+// remember adds controls to those the safety gate knows, keeping the
+// others: a ref found by a search must stay usable after the next whole
+// view (which need not show it). The browser never reuses a ref within a
+// tab, so a remembered ref names its own element or a gone one (whose
+// action then fails as stale), never another control. A whole view is the
+// truth about focus: keys go to the focused control, and a password field
+// focused earlier must not be mistaken for it, nor the other way round.
+// a.mu is held.
+func (a *agentTab) remember(cs []browser.Control, whole bool) {
+	if a.controls == nil {
+		a.controls = make(map[string]browser.Control, len(cs))
+	}
+	if whole {
+		for ref, c := range a.controls {
+			if c.Focused {
+				c.Focused = false
+				a.controls[ref] = c
+			}
+		}
+	}
+	for _, c := range cs {
+		a.controls[c.Ref] = c
+	}
 }
 
 // Wait waits in the page for w, or for quiet when w is empty. A timeout is

@@ -301,10 +301,7 @@ func (a *agentTab) Observe(ctx context.Context) (agents.Observation, error) {
 	a.mu.Lock()
 	a.version = obs.Version
 	a.url = obs.URL
-	a.controls = make(map[string]browser.Control, len(obs.Controls))
-	for _, c := range obs.Controls {
-		a.controls[c.Ref] = c
-	}
+	a.remember(obs.Controls, true)
 	a.mu.Unlock()
 	return agents.Observation{URL: obs.URL, Title: obs.Title, Text: forAgents(obs.Compact())}, nil
 }
@@ -327,10 +324,7 @@ func (a *agentTab) Diff(ctx context.Context) (string, error) {
 	a.version = d.Version
 	if d.Full != nil {
 		a.url = d.Full.URL
-		a.controls = make(map[string]browser.Control, len(d.Full.Controls))
-		for _, c := range d.Full.Controls {
-			a.controls[c.Ref] = c
-		}
+		a.remember(d.Full.Controls, true)
 		return forAgents(d.Compact()), nil
 	}
 	if d.URL != "" {
