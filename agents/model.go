@@ -43,13 +43,20 @@ type ModelConfig struct {
 	// Models maps each role to a model name. A role without an entry uses
 	// the executor's model; the vision role falls back to the executor's.
 	Models map[Role]string
+	// API is how the models are spoken to: APIChat, APIResponses, or
+	// APIAuto ("" too), which picks per model (ResolveAPI).
+	API API
+	// Efforts maps each role to a reasoning effort ("low", "high"...),
+	// sent where the API takes one; a role without an entry uses the
+	// executor's, and "" sends none (the server's default).
+	Efforts map[Role]string
 	// Prices maps model names to their price, for the cost estimate.
 	// Models without a price cost nothing.
 	Prices map[string]Price
 	// CallTimeout bounds one attempt of one call (default 2 minutes).
 	CallTimeout time.Duration
 	// MaxRetries is how many times a call is retried after a 429, a 5xx,
-	// a timeout or a network error (default 3).
+	// a timeout or a network error (0: 3; negative: never).
 	MaxRetries int
 	// Backoff is the first retry's wait, doubled each retry, when the
 	// server does not say how long to wait (default 1 s).
@@ -118,7 +125,8 @@ var (
 	ErrNoModel = errors.New("no model configured")
 )
 
-// Model is a client for an OpenAI-compatible chat completions endpoint.
+// Model is a client for an OpenAI-compatible endpoint, spoken to through
+// Chat Completions or the Responses API per model (ModelConfig.API).
 // It is safe for concurrent use.
 type Model struct {
 	cfg    ModelConfig
@@ -182,6 +190,20 @@ func (m *Model) modelFor(role Role) string {
 	return m.cfg.Models[RoleExecutor]
 }
 
+// effortFor returns the reasoning effort of role.
+func (m *Model) effortFor(role Role) string {
+	if e, ok := m.cfg.Efforts[role]; ok {
+		return e
+	}
+	return m.cfg.Efforts[RoleExecutor]
+}
+
+// APIFor returns the API role's model is spoken to with.
+func (m *Model) APIFor(role Role) API { return ResolveAPI(m.cfg.API, m.modelFor(role)) }
+
+// ModelFor returns the model role uses ("" when none is configured).
+func (m *Model) ModelFor(role Role) string { return m.modelFor(role) }
+
 // ListModels returns the ids of the models the endpoint offers, for a
 // settings screen to choose from.
 func (m *Model) ListModels(ctx context.Context) ([]string, error) {
@@ -209,18 +231,11 @@ func (m *Model) complete(ctx context.Context, c modelCall) (modelReply, error) {
 	if model == "" {
 		return modelReply{}, fmt.Errorf("complete %s: %w", c.Role, ErrNoModel)
 	}
-	req := openai.ChatCompletionRequest{
-		Model:         model,
-		Messages:      c.Messages,
-		Tools:         c.Tools,
-		Stream:        true,
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
-		MaxTokens:     m.cfg.MaxTokens,
-	}
+	send := m.sender(c, model)
 	backoff := m.cfg.Backoff
 	var lastErr error
 	for attempt := 1; ; attempt++ {
-		r, retryAfter, err := m.once(ctx, req)
+		r, retryAfter, err := send(ctx)
 		if err == nil {
 			r.Attempts = attempt
 			r.Usage.Cost = m.cost(model, r.Usage)
@@ -248,7 +263,45 @@ func (m *Model) complete(ctx context.Context, c modelCall) (modelReply, error) {
 	}
 }
 
-// once makes one streamed request.
+// sender returns one attempt at c through the API its model is spoken to
+// with; retries, faults and costs are the same whichever it is.
+func (m *Model) sender(c modelCall, model string) func(context.Context) (modelReply, time.Duration, error) {
+	effort := m.effortFor(c.Role)
+	if m.APIFor(c.Role) == APIResponses {
+		req := responsesRequest(model, effort, c, m.cfg.MaxTokens)
+		return func(ctx context.Context) (modelReply, time.Duration, error) {
+			return m.onceResponses(ctx, req, c.Messages)
+		}
+	}
+	req := openai.ChatCompletionRequest{
+		Model:           model,
+		Messages:        c.Messages,
+		Tools:           c.Tools,
+		Stream:          true,
+		StreamOptions:   &openai.StreamOptions{IncludeUsage: true},
+		ReasoningEffort: effort,
+	}
+	if reasoningModel(model) {
+		// Reasoning models refuse max_tokens; their cap counts thought too.
+		req.MaxCompletionTokens = m.cfg.MaxTokens
+	} else {
+		req.MaxTokens = m.cfg.MaxTokens
+	}
+	return func(ctx context.Context) (modelReply, time.Duration, error) { return m.once(ctx, req) }
+}
+
+// reasoningModel reports whether go-openai checks model as a reasoning
+// model (o1, o3, o4, gpt-5, gpt-6), which takes max_completion_tokens.
+func reasoningModel(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "gpt-6"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// once makes one streamed Chat Completions request.
 func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (modelReply, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.CallTimeout)
 	defer cancel()
@@ -256,6 +309,9 @@ func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (mod
 	ctx = context.WithValue(ctx, retryAfterKey{}, hold)
 
 	stream, err := m.client.CreateChatCompletionStream(ctx, req)
+	if errors.Is(err, openai.ErrReasoningToolsRequireResponses) {
+		return modelReply{}, 0, fmt.Errorf("%w (set the model API to auto or responses for %s)", err, req.Model)
+	}
 	if err != nil {
 		return modelReply{}, hold.get(), err
 	}
@@ -298,7 +354,7 @@ func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (mod
 		r.ToolCalls = append(r.ToolCalls, *c)
 	}
 	if !gotUsage {
-		r.Usage = estimateUsage(req, content.Len(), len(r.ToolCalls))
+		r.Usage = estimateUsage(req.Messages, content.Len(), len(r.ToolCalls))
 	}
 	return r, 0, nil
 }
@@ -332,9 +388,9 @@ func mergeToolCalls(calls []*toolCall, byIndex map[int]*toolCall, deltas []opena
 // estimateUsage stands in for the usage a server that ignores
 // include_usage never sends, so budgets still hold: about four characters
 // a token.
-func estimateUsage(req openai.ChatCompletionRequest, contentLen, toolCalls int) Usage {
+func estimateUsage(msgs []openai.ChatCompletionMessage, contentLen, toolCalls int) Usage {
 	n := 0
-	for _, msg := range req.Messages {
+	for _, msg := range msgs {
 		n += len(msg.Content)
 		for _, p := range msg.MultiContent {
 			n += len(p.Text)
@@ -387,6 +443,10 @@ func retryable(err error) bool {
 	var reqErr *openai.RequestError
 	if errors.As(err, &reqErr) {
 		return reqErr.HTTPStatusCode == http.StatusTooManyRequests || reqErr.HTTPStatusCode >= 500 || reqErr.HTTPStatusCode == 408
+	}
+	var sf *streamFailure
+	if errors.As(err, &sf) {
+		return sf.temporary()
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return true

@@ -31,7 +31,8 @@ func (s *Step) available() bool {
 	return s.Times < 0 || s.used < max(s.Times, 1)
 }
 
-// Reply is what the server sends back for one chat completion request.
+// Reply is what the server sends back for one model request, through
+// either API.
 type Reply struct {
 	// Content is the assistant's text (may include <think> blocks).
 	Content string
@@ -54,6 +55,12 @@ type Reply struct {
 	// ChunkSize is how many bytes of content or arguments go in one
 	// streamed chunk; 0 means 7, small enough to split every argument.
 	ChunkSize int
+	// Interleave, through the Responses API, opens every function_call
+	// item before any arguments and sends the calls' argument deltas in
+	// turn, as parallel calls may arrive; by default each item streams
+	// whole before the next opens, as OpenAI sends them. (Chat
+	// Completions always interleaves by index.)
+	Interleave bool
 	// TruncateAt, when positive, cuts the reply after that many bytes of
 	// content plus arguments, as a model hitting max_tokens does, and sets
 	// finish_reason to "length".

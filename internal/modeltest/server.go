@@ -16,11 +16,23 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Request is one recorded chat completion request.
+// The APIs a Request may come through.
+const (
+	// APIChat is POST /v1/chat/completions.
+	APIChat = "chat"
+	// APIResponses is POST /v1/responses.
+	APIResponses = "responses"
+)
+
+// Request is one recorded model request, through either API.
 type Request struct {
 	// Role is the role the server recognised (see Server.RoleOf).
 	Role string
-	// Chat is the decoded request body.
+	// API is the endpoint it came through: APIChat or APIResponses.
+	API string
+	// Chat is the decoded request body. A Responses API request is
+	// converted (see responsesChat), so scripts, matchers and helpers read
+	// both APIs alike.
 	Chat openai.ChatCompletionRequest
 	// Body is the raw request body.
 	Body []byte
@@ -223,7 +235,7 @@ func (s *Server) Transcribe(texts ...string) {
 	s.texts = append(s.texts, texts...)
 }
 
-// Requests returns the chat requests received so far, for role, or all
+// Requests returns the model requests (both APIs) received so far, for role, or all
 // when role is "".
 func (s *Server) Requests(role string) []*Request {
 	s.mu.Lock()
@@ -282,6 +294,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
 		s.chat(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
+		s.responses(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		s.listModels(w)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/audio/speech":
@@ -317,12 +331,45 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "modeltest: read body: "+err.Error(), 0)
 		return
 	}
-	req := &Request{Body: body, Header: r.Header.Clone(), At: time.Now()}
+	req := &Request{API: APIChat, Body: body, Header: r.Header.Clone(), At: time.Now()}
 	if err := json.Unmarshal(body, &req.Chat); err != nil {
 		writeError(w, http.StatusBadRequest, "modeltest: decode request: "+err.Error(), 0)
 		return
 	}
+	reply, ok := s.answer(w, r, req)
+	if !ok {
+		return
+	}
+	content, calls, finish := shape(reply)
+	usage := usageOf(reply, body, content, calls)
+	id := fmt.Sprintf("chatcmpl-%d", time.Now().UnixNano())
 
+	if !req.Chat.Stream {
+		writeCompletion(w, id, req.Chat.Model, content, calls, finish, usage)
+		return
+	}
+	includeUsage := req.Chat.StreamOptions != nil && req.Chat.StreamOptions.IncludeUsage
+	streamCompletion(w, r, id, req.Chat.Model, content, calls, finish, usage, includeUsage, reply.ChunkSize)
+}
+
+// usageOf is the reply's usage: scripted, or estimated from the request
+// and reply sizes.
+func usageOf(reply Reply, body []byte, content string, calls []ToolCall) openai.Usage {
+	usage := openai.Usage{
+		PromptTokens:     len(body) / 4,
+		CompletionTokens: (len(content) + argsLen(calls)) / 4,
+	}
+	if reply.Usage != nil {
+		usage = *reply.Usage
+	}
+	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+	return usage
+}
+
+// answer records req, finds the step that answers it, and plays the
+// step's delay and scripted error. ok is false when the response is
+// already written (an error) or the client went away.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, req *Request) (reply Reply, ok bool) {
 	s.mu.Lock()
 	req.Role = s.roleOf(&req.Chat)
 	var step *Step
@@ -341,9 +388,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if step == nil {
 		writeError(w, http.StatusInternalServerError,
 			fmt.Sprintf("modeltest: no script step for role %q matches request %d", req.Role, len(s.Requests(""))), 0)
-		return
+		return Reply{}, false
 	}
-	reply := step.Reply
+	reply = step.Reply
 	if step.Func != nil {
 		reply = step.Func(req)
 	}
@@ -354,31 +401,14 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		case <-t.C:
 		case <-r.Context().Done():
 			t.Stop()
-			return
+			return Reply{}, false
 		}
 	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {
 		writeError(w, reply.Status, "modeltest: scripted fault "+strconv.Itoa(reply.Status), reply.RetryAfter)
-		return
+		return Reply{}, false
 	}
-
-	content, calls, finish := shape(reply)
-	usage := openai.Usage{
-		PromptTokens:     len(body) / 4,
-		CompletionTokens: (len(content) + argsLen(calls)) / 4,
-	}
-	if reply.Usage != nil {
-		usage = *reply.Usage
-	}
-	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
-	id := fmt.Sprintf("chatcmpl-%d", time.Now().UnixNano())
-
-	if !req.Chat.Stream {
-		writeCompletion(w, id, req.Chat.Model, content, calls, finish, usage)
-		return
-	}
-	includeUsage := req.Chat.StreamOptions != nil && req.Chat.StreamOptions.IncludeUsage
-	streamCompletion(w, r, id, req.Chat.Model, content, calls, finish, usage, includeUsage, reply.ChunkSize)
+	return reply, true
 }
 
 // shape applies defaults and truncation to a reply.
