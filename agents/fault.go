@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Faults no retry can mend. An agent that meets one stops at once: the
@@ -176,6 +177,18 @@ func (t *faultTab) Observe(ctx context.Context) (Observation, error) {
 	o, err := t.Tab.Observe(ctx)
 	t.check(err)
 	return o, err
+}
+
+func (t *faultTab) Find(ctx context.Context, o FindOptions) (Observation, error) {
+	obs, err := t.Tab.Find(ctx, o)
+	t.check(err)
+	return obs, err
+}
+
+func (t *faultTab) Wait(ctx context.Context, w WaitFor, timeout time.Duration) (WaitOutcome, error) {
+	out, err := t.Tab.Wait(ctx, w, timeout)
+	t.check(err)
+	return out, err
 }
 
 func (t *faultTab) Diff(ctx context.Context) (string, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"vroom/agents"
 	"vroom/browser"
@@ -63,6 +64,20 @@ type goneTab struct{ agents.Tab }
 func (t goneTab) Observe(ctx context.Context) (agents.Observation, error) {
 	o, err := t.Tab.Observe(ctx)
 	return o, tabErr(err)
+}
+
+// Find searches the page's controls. A search is a call like any other:
+// a tab gone under it ends its agent too, rather than going back to the
+// model as an observe that failed.
+func (t goneTab) Find(ctx context.Context, o agents.FindOptions) (agents.Observation, error) {
+	obs, err := t.Tab.Find(ctx, o)
+	return obs, tabErr(err)
+}
+
+// Wait waits in the page; the tab dying under it ends the wait as gone.
+func (t goneTab) Wait(ctx context.Context, w agents.WaitFor, timeout time.Duration) (agents.WaitOutcome, error) {
+	out, err := t.Tab.Wait(ctx, w, timeout)
+	return out, tabErr(err)
 }
 
 // Diff describes what changed.
