@@ -161,6 +161,14 @@ func (t *Tab) attach(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 		return err
 	}
+	// Counting a page's requests from its first document on, so a wait for
+	// idle knows those it started before anyone looked. Not fatal: the
+	// first world of the tab tries again.
+	t.op.Lock()
+	if err := t.instrument(ctx, tg); err != nil {
+		t.b.opts.Logf("tab %s: %v", t.id, err)
+	}
+	t.op.Unlock()
 	// Without a detach channel, a tab closed elsewhere is still dropped on
 	// its TargetDestroyed event.
 	if ch, err := chromedp.Detached(t.ctx); err == nil {
