@@ -1,0 +1,215 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"vroom/browser"
+)
+
+const mcpUsage = `usage: vroom mcp [flags]
+
+Serves Vroom to MCP clients (Claude Desktop, Claude Code, Cursor...):
+run_task runs a whole task with Vroom's agents, and open, observe, click,
+type, select, press, scroll, wait, screenshot and close drive one tab.
+Past runs are resources (vroom://runs/ID).
+
+By default it speaks MCP on stdin and stdout, as a client starts it. With
+--http it serves streamable HTTP on a loopback address instead, and prints
+the URL and a bearer token every request must carry.
+
+Settings come from the settings file (the app's); the API key is
+OPENAI_API_KEY, else the one in the system keyring. Logs go to stderr.
+
+flags:
+`
+
+// mcpOptions is a parsed `vroom mcp` command line.
+type mcpOptions struct {
+	HTTP         string
+	BaseURL      string
+	Model        string
+	PlannerModel string
+	Profile      string
+	ShowBrowser  bool
+}
+
+func parseMCPArgs(args []string, st Settings, stderr io.Writer) (mcpOptions, error) {
+	o := mcpOptions{}
+	fs := flag.NewFlagSet("vroom mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, mcpUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&o.HTTP, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:0 picks a port) instead of stdio")
+	fs.StringVar(&o.BaseURL, "base-url", st.BaseURL, "OpenAI-compatible API base URL")
+	fs.StringVar(&o.Model, "model", st.ExecutorModel, "model of the executors")
+	fs.StringVar(&o.PlannerModel, "planner-model", st.PlannerModel, "model of the planner")
+	fs.StringVar(&o.Profile, "profile", "ephemeral", "browser profile: ephemeral (throwaway) or persistent (keeps logins; not while the desktop app is open)")
+	fs.BoolVar(&o.ShowBrowser, "show-browser", false, "show the browser window (needs a display)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case o.Profile != "persistent" && o.Profile != "ephemeral":
+		return o, fmt.Errorf("--profile must be persistent or ephemeral, not %q", o.Profile)
+	}
+	if o.HTTP != "" {
+		if err := loopbackAddr(o.HTTP); err != nil {
+			return o, fmt.Errorf("--http: %w", err)
+		}
+	}
+	if err := validateBaseURL(o.BaseURL); err != nil {
+		return o, fmt.Errorf("--base-url: %w", err)
+	}
+	return o, nil
+}
+
+// ErrNotLoopback is returned for an --http address other machines could
+// reach: the token is the only guard, and it travels in the clear.
+var ErrNotLoopback = errors.New("only a loopback address (127.0.0.1, ::1, localhost) may be served")
+
+func loopbackAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("%q: %w", addr, ErrNotLoopback)
+	}
+	return nil
+}
+
+// runMCP is `vroom mcp`.
+func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env, err := defaultRunEnv()
+	if err != nil {
+		fmt.Fprintln(stderr, "vroom mcp:", err)
+		return 1
+	}
+	o, err := parseMCPArgs(args, env.Settings, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "vroom mcp: %v\nrun 'vroom mcp -h' for help\n", err)
+		return 2
+	}
+	st := env.Settings
+	st.BaseURL, st.PlannerModel, st.ExecutorModel = o.BaseURL, o.PlannerModel, o.Model
+	bo := browser.Options{Headed: o.ShowBrowser}
+	if o.Profile == "persistent" {
+		bo.ProfileDir = filepath.Join(env.DataDir, "profile")
+	}
+	// The browser outlives ctx by the grace, so runs close their tabs.
+	b, err := browser.Launch(context.WithoutCancel(ctx), bo)
+	if err != nil {
+		fmt.Fprintln(stderr, "vroom mcp:", err)
+		return 1
+	}
+	defer closeBrowser(b, stderr)
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	s := newMCPServer(ctx, mcpEnv{Settings: st, Key: env.Key, DataDir: env.DataDir, Browser: b, Log: log})
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
+		defer cancel()
+		if err := s.close(cctx); err != nil {
+			fmt.Fprintln(stderr, "vroom mcp:", err)
+		}
+	}()
+	if o.HTTP != "" {
+		err = s.serveHTTP(ctx, o.HTTP, stdout)
+	} else {
+		err = s.server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	}
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintln(stderr, "vroom mcp:", err)
+		return 1
+	}
+	return 0
+}
+
+// nopWriteCloser leaves stdout open when the transport closes: the
+// process's own exit closes it.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// serveHTTP serves streamable HTTP at addr/mcp until ctx ends, printing
+// the URL and the bearer token first.
+func (s *mcpServer) serveHTTP(ctx context.Context, addr string, stdout io.Writer) error {
+	token, err := newToken()
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: s.httpHandler(token), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "vroom mcp: streamable HTTP at http://%s/mcp\nvroom mcp: Authorization: Bearer %s\n", ln.Addr(), token)
+	go func() {
+		<-ctx.Done()
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
+		defer cancel()
+		srv.Shutdown(cctx) // streams still open are cut when the grace ends
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve MCP over HTTP: %w", err)
+	}
+	return nil
+}
+
+// httpHandler is the streamable HTTP endpoint at /mcp, every request of
+// which must carry the bearer token.
+func (s *mcpServer) httpHandler(token string) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", requireToken(token, h))
+	return mux
+}
+
+// requireToken answers 401 to a request without the bearer token.
+func requireToken(token string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(strings.TrimSpace(r.Header.Get("Authorization")))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="vroom mcp"`)
+			http.Error(w, "a valid bearer token is required: the one vroom mcp printed at start", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// newToken is a random bearer token, new at every start.
+func newToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make a token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}

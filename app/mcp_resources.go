@@ -1,0 +1,90 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"vroom/agents"
+)
+
+// Past runs are resources: vroom://runs/ID is the run's log as a timeline
+// (what `vroom replay ID` prints). The list holds the runs there were when
+// the server started and those it ran since; the template reaches any
+// other (a run the desktop made meanwhile).
+
+const runURIPrefix = "vroom://runs/"
+
+// runURI names the run id's resource.
+func runURI(id string) string { return runURIPrefix + id }
+
+func (s *mcpServer) addRunResources() {
+	s.server.AddResourceTemplate(&mcp.ResourceTemplate{Name: "run", Title: "A past Vroom run",
+		URITemplate: runURIPrefix + "{id}", MIMEType: "text/plain",
+		Description: "A run's log as a timeline: the task, each agent's steps, what was said, the result."}, s.readRun)
+	paths, err := filepath.Glob(filepath.Join(s.env.DataDir, "runs", "*.jsonl"))
+	if err != nil {
+		s.env.Log.Warn("listing past runs", "err", err)
+		return
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(paths))) // newest first: ids sort by start time
+	for i, p := range paths {
+		if i == historyRows {
+			break
+		}
+		if rs, ok := summarize(p); ok {
+			s.server.AddResource(runResource(rs), s.readRun)
+		}
+	}
+}
+
+// addRunResource lists a run this server just ran; clients that listen are
+// told the list changed.
+func (s *mcpServer) addRunResource(id string) {
+	if rs, ok := summarize(filepath.Join(s.env.DataDir, "runs", id+".jsonl")); ok {
+		s.server.AddResource(runResource(rs), s.readRun)
+	}
+}
+
+func runResource(rs RunSummary) *mcp.Resource {
+	return &mcp.Resource{URI: runURI(rs.ID), Name: rs.ID, MIMEType: "text/plain",
+		Title:       oneLine(rs.Task, 80),
+		Description: fmt.Sprintf("%s, %s: %s", rs.Started.Format("2006-01-02 15:04"), rs.Outcome, oneLine(rs.Summary, 200))}
+}
+
+// readRun reads a run's log into its timeline. Only well-formed run ids
+// are read, so no URI names a file outside runs/.
+func (s *mcpServer) readRun(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	id, ok := strings.CutPrefix(uri, runURIPrefix)
+	if !ok || !runIDRE.MatchString(id) {
+		return nil, fmt.Errorf("read %s: %w", uri, ErrBadRunID)
+	}
+	f, err := os.Open(filepath.Join(s.env.DataDir, "runs", id+".jsonl"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", uri, err)
+	}
+	defer f.Close()
+	// A run still going, or cut short, ends in a partial line: what came
+	// before it is still worth reading.
+	recs, rerr := agents.ReadRunLog(f)
+	if rerr != nil && len(recs) == 0 {
+		return nil, fmt.Errorf("read %s: %w", uri, rerr)
+	}
+	var b bytes.Buffer
+	if err := agents.Replay(&b, recs); err != nil {
+		return nil, fmt.Errorf("read %s: %w", uri, err)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: b.String()}}}, nil
+}

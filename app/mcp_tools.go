@@ -1,0 +1,453 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"vroom/agents"
+	"vroom/browser"
+)
+
+// The browser engine for a client that drives a tab itself: the agents'
+// own adapter (agentTab: compact observations, diffs, verified trusted
+// input, the safety gate's target), leased to the client.
+
+// drivenTab is a tab the client drives.
+type drivenTab struct {
+	tab *agentTab
+	// The fields below are guarded by the server's lock.
+	sites   []string        // hosts the tab may be on without asking: where it opened, and those the user allowed
+	allowed map[string]bool // irreversible actions the user allowed for the tab's life
+	lentTo  string          // the run holding the tab, while one does
+}
+
+// mcpAgent names the client's model in what its user is asked.
+const mcpAgent = "Your assistant"
+
+type tabArg struct {
+	Tab string `json:"tab" jsonschema:"the tab's id, from open"`
+}
+
+type openArgs struct {
+	URL string `json:"url" jsonschema:"the page to open, http or https"`
+}
+
+type observeArgs struct {
+	Tab    string   `json:"tab" jsonschema:"the tab's id, from open"`
+	Query  string   `json:"query,omitempty" jsonschema:"only controls whose name, value or nearby text contains this, over the whole page"`
+	Roles  []string `json:"roles,omitempty" jsonschema:"only controls with these roles: button, link, textbox, option..."`
+	Within string   `json:"within,omitempty" jsonschema:"a ref: only that control's subtree (a dialog, a list)"`
+	Limit  int      `json:"limit,omitempty" jsonschema:"at most this many controls"`
+}
+
+// pageResult is a tab's page as the agents see it.
+type pageResult struct {
+	Tab   string `json:"tab"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	Page  string `json:"page" jsonschema:"the compact observation: one control a line with its ref (e12 button \"Save\"), then the page's text"`
+}
+
+type clickArgs struct {
+	Tab string `json:"tab" jsonschema:"the tab's id, from open"`
+	Ref string `json:"ref" jsonschema:"the control's ref, from the latest observation"`
+}
+
+type typeArgs struct {
+	Tab    string `json:"tab" jsonschema:"the tab's id, from open"`
+	Ref    string `json:"ref" jsonschema:"the field's ref"`
+	Text   string `json:"text" jsonschema:"the text, replacing the field's value"`
+	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after typing"`
+}
+
+type selectArgs struct {
+	Tab    string `json:"tab" jsonschema:"the tab's id, from open"`
+	Ref    string `json:"ref" jsonschema:"the select's ref"`
+	Option string `json:"option" jsonschema:"the option's text"`
+}
+
+type pressArgs struct {
+	Tab string `json:"tab" jsonschema:"the tab's id, from open"`
+	Key string `json:"key" jsonschema:"a key or chord: Enter, Escape, Tab, Control+a"`
+}
+
+type scrollArgs struct {
+	Tab       string  `json:"tab" jsonschema:"the tab's id, from open"`
+	Direction string  `json:"direction" jsonschema:"up, down, left or right"`
+	Amount    float64 `json:"amount,omitempty" jsonschema:"screens to scroll (default 1)"`
+	Ref       string  `json:"ref,omitempty" jsonschema:"scroll this control's box instead of the page"`
+}
+
+// actResult is an action's verdict and what changed on the page.
+type actResult struct {
+	Tab       string `json:"tab"`
+	Verdict   string `json:"verdict" jsonschema:"what was done and whether it had any visible effect"`
+	Effect    bool   `json:"effect"`
+	Navigated bool   `json:"navigated"`
+	URL       string `json:"url,omitempty"`
+	Changes   string `json:"changes,omitempty" jsonschema:"the diff since the last look, or the new page after a navigation"`
+	// Denied says why the action was not performed: the safety gate's
+	// reason, and why nobody approved it.
+	Denied string `json:"denied,omitempty"`
+}
+
+type waitArgs struct {
+	Tab      string  `json:"tab" jsonschema:"the tab's id, from open"`
+	Text     string  `json:"text,omitempty" jsonschema:"until the page's text contains this"`
+	Gone     string  `json:"gone,omitempty" jsonschema:"until the page's text no longer contains this"`
+	URL      string  `json:"url,omitempty" jsonschema:"until the URL contains this"`
+	Query    string  `json:"query,omitempty" jsonschema:"until a control matching this exists"`
+	TimeoutS float64 `json:"timeout_s,omitempty" jsonschema:"seconds to wait at most (default 10, at most 60)"`
+}
+
+type waitResult struct {
+	Tab       string `json:"tab"`
+	Met       bool   `json:"met"`
+	Condition string `json:"condition"`
+	TookMS    int64  `json:"took_ms"`
+	Pending   int    `json:"pending" jsonschema:"requests still in flight"`
+}
+
+type closeResult struct {
+	Tab    string `json:"tab"`
+	Closed bool   `json:"closed"`
+}
+
+func (s *mcpServer) addEngineTools() {
+	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	mcp.AddTool(s.server, &mcp.Tool{Name: "open", Description: "Opens a URL in a new tab leased to you; returns the tab's id and its compact observation."}, s.open)
+	mcp.AddTool(s.server, &mcp.Tool{Name: "observe", Annotations: ro, Description: "Observes a tab: the ranked controls with refs, and the text. With query, roles or within, searches the whole page for matching controls."}, s.observe)
+	mcp.AddTool(s.server, &mcp.Tool{Name: "click", Description: "Clicks a control by ref, with trusted input; returns the verdict and what changed."}, s.click)
+	mcp.AddTool(s.server, &mcp.Tool{Name: "type", Description: "Types text into a field by ref, replacing its value; submit presses Enter."}, s.typeText)
+	mcp.AddTool(s.server, &mcp.Tool{Name: "select", Description: "Chooses an option of a select (native or custom) by ref."}, s.selectOption)
+	mcp.AddTool(s.server, &mcp.Tool{Name: "press", Description: "Presses a key or chord in the focused element."}, s.press)
+	mcp.AddTool(s.server, &mcp.Tool{Name: "scroll", Description: "Scrolls the page or a control's box."}, s.scroll)
+	mcp.AddTool(s.server, &mcp.Tool{Name: "wait", Annotations: ro, Description: "Waits until text appears or goes, the URL changes, a control appears, or (with none) the page is idle."}, s.wait)
+	mcp.AddTool(s.server, &mcp.Tool{Name: "screenshot", Annotations: ro, Description: "Captures the tab's viewport as an image; one pixel is one CSS pixel."}, s.screenshot)
+	mcp.AddTool(s.server, &mcp.Tool{Name: "close", Description: "Closes a tab you opened."}, s.closeTab)
+}
+
+// open leases a new tab at the URL to the client. The URL's host is the
+// tab's site: leaving it asks the user.
+func (s *mcpServer) open(ctx context.Context, req *mcp.CallToolRequest, in openArgs) (*mcp.CallToolResult, pageResult, error) {
+	u, err := url.Parse(in.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return nil, pageResult{}, fmt.Errorf("open %q: only http and https URLs", in.URL)
+	}
+	t, err := s.tabs.Open(ctx, mcpOwner, in.URL)
+	if err != nil {
+		return nil, pageResult{}, err
+	}
+	at := t.(*agentTab) // Tabs hands out its own adapter
+	s.mu.Lock()
+	s.driven[at.ID()] = &drivenTab{tab: at, sites: []string{u.Hostname()}, allowed: map[string]bool{}}
+	s.mu.Unlock()
+	return s.page(ctx, at, agents.FindOptions{})
+}
+
+// tab returns the client's tab id, or why it cannot be used now.
+func (s *mcpServer) tab(id string) (*drivenTab, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.driven[id]
+	switch {
+	case d == nil:
+		return nil, fmt.Errorf("tab %q: %w", id, ErrNoSuchTab)
+	case d.lentTo != "":
+		return nil, fmt.Errorf("tab %q is in use by %s until it ends", id, d.lentTo)
+	}
+	return d, nil
+}
+
+func (s *mcpServer) observe(ctx context.Context, req *mcp.CallToolRequest, in observeArgs) (*mcp.CallToolResult, pageResult, error) {
+	d, err := s.tab(in.Tab)
+	if err != nil {
+		return nil, pageResult{}, err
+	}
+	return s.page(ctx, d.tab, agents.FindOptions{Query: in.Query, Roles: in.Roles, Within: in.Within, Limit: in.Limit})
+}
+
+// page observes t: the whole view (and Diff's new baseline), or a search
+// when o narrows it.
+func (s *mcpServer) page(ctx context.Context, t *agentTab, o agents.FindOptions) (*mcp.CallToolResult, pageResult, error) {
+	var obs agents.Observation
+	var err error
+	if o.Narrowed() || o.Limit > 0 {
+		obs, err = t.Find(ctx, o)
+	} else {
+		obs, err = t.Observe(ctx)
+	}
+	if err != nil {
+		return nil, pageResult{}, fmt.Errorf("observe tab %s: %w", t.ID(), err)
+	}
+	out := pageResult{Tab: t.ID(), URL: obs.URL, Title: obs.Title, Page: obs.Text}
+	text := fmt.Sprintf("tab %s: %s (%s)\n%s", out.Tab, out.Title, out.URL, out.Page)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+func (s *mcpServer) click(ctx context.Context, req *mcp.CallToolRequest, in clickArgs) (*mcp.CallToolResult, actResult, error) {
+	return s.act(ctx, req, in.Tab, agents.Action{Kind: agents.ActClick, Ref: in.Ref})
+}
+
+func (s *mcpServer) typeText(ctx context.Context, req *mcp.CallToolRequest, in typeArgs) (*mcp.CallToolResult, actResult, error) {
+	return s.act(ctx, req, in.Tab, agents.Action{Kind: agents.ActType, Ref: in.Ref, Text: in.Text, Submit: in.Submit})
+}
+
+func (s *mcpServer) selectOption(ctx context.Context, req *mcp.CallToolRequest, in selectArgs) (*mcp.CallToolResult, actResult, error) {
+	return s.act(ctx, req, in.Tab, agents.Action{Kind: agents.ActSelect, Ref: in.Ref, Option: in.Option})
+}
+
+func (s *mcpServer) press(ctx context.Context, req *mcp.CallToolRequest, in pressArgs) (*mcp.CallToolResult, actResult, error) {
+	return s.act(ctx, req, in.Tab, agents.Action{Kind: agents.ActPress, Key: in.Key})
+}
+
+func (s *mcpServer) scroll(ctx context.Context, req *mcp.CallToolRequest, in scrollArgs) (*mcp.CallToolResult, actResult, error) {
+	return s.act(ctx, req, in.Tab, agents.Action{Kind: agents.ActScroll, Direction: in.Direction, Amount: in.Amount, Ref: in.Ref})
+}
+
+// act performs a on the client's tab, after the safety gate: an
+// irreversible action, or a link off the tab's sites, needs the user's
+// approval through elicitation. A click that lands off the sites anyway
+// goes back. The result is the verdict and what changed, as an agent's.
+func (s *mcpServer) act(ctx context.Context, req *mcp.CallToolRequest, id string, a agents.Action) (*mcp.CallToolResult, actResult, error) {
+	d, err := s.tab(id)
+	if err != nil {
+		return nil, actResult{}, err
+	}
+	out := actResult{Tab: id}
+	if err := s.admit(ctx, req, d, a); err != nil {
+		if !errors.Is(err, agents.ErrDenied) {
+			return nil, actResult{}, err
+		}
+		out.Denied = err.Error()
+		out.Verdict = a.String() + " was not performed"
+		return deniedResult(out), out, nil
+	}
+	o, err := d.tab.Act(ctx, a)
+	if err != nil {
+		return nil, actResult{}, fmt.Errorf("%s: %w", a, err)
+	}
+	out.Verdict, out.Effect, out.Navigated, out.URL = o.Summary, o.Effect, o.Navigated, o.URL
+	if o.Navigated && !s.onSites(d, o.URL) {
+		leave := agents.Confirmation{Agent: mcpAgent, Action: "go to " + o.URL, Target: siteOf(o.URL), Reason: "it leaves the tab's sites (" + s.sitesOf(d) + ")", URL: o.URL}
+		if err := s.confirm(ctx, req, d, leave, ""); err != nil {
+			d.tab.Act(ctx, agents.Action{Kind: agents.ActBack}) // back where the user agreed to be
+			out.Denied = err.Error() + "; the tab went back"
+			return deniedResult(out), out, nil
+		}
+	}
+	if o.Navigated {
+		obs, err := d.tab.Observe(ctx)
+		out.Changes = obs.Text
+		if err != nil {
+			out.Changes = "(the new page could not be observed: " + err.Error() + ")"
+		}
+	} else if out.Changes, err = d.tab.Diff(ctx); err != nil {
+		out.Changes = "(what changed could not be read: " + err.Error() + ")"
+	}
+	text := out.Verdict
+	if out.Changes != "" {
+		text += "\n" + out.Changes
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+// deniedResult is a refused action's result: an error for the client's
+// model, saying why.
+func deniedResult(out actResult) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+		Text: "refused: " + out.Denied + ". The action was not performed.",
+	}}}
+}
+
+// admit puts a through the gate the agents' actions go through: its class
+// from its target (agents.Classify), and where a link leads.
+func (s *mcpServer) admit(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab, a agents.Action) error {
+	if a.Kind == agents.ActScroll {
+		return nil
+	}
+	t, err := d.tab.Target(ctx, a)
+	if err != nil {
+		return fmt.Errorf("%s: %w; observe the page for current refs", a, err)
+	}
+	if class, reason := agents.Classify(a, t); class == agents.Irreversible {
+		target := strings.TrimSpace(t.Role + " " + fmt.Sprintf("%q", t.Name))
+		c := agents.Confirmation{Agent: mcpAgent, Action: a.String(), Target: target, Reason: reason, URL: t.URL}
+		if err := s.confirm(ctx, req, d, c, c.Action+"\x00"+target); err != nil {
+			return err
+		}
+	}
+	if t.Role == "link" && a.Kind == agents.ActClick && t.URL != "" && !s.onSites(d, t.URL) {
+		c := agents.Confirmation{Agent: mcpAgent, Action: a.String() + " to " + t.URL, Target: siteOf(t.URL), Reason: "it leaves the tab's sites (" + s.sitesOf(d) + ")", URL: t.URL}
+		return s.confirm(ctx, req, d, c, "")
+	}
+	return nil
+}
+
+// confirm asks the client's user to approve c; key, when set, remembers
+// "allow for this run" for the tab's life. Leaving the sites, once
+// allowed for the run, adds the host to the tab's sites.
+func (s *mcpServer) confirm(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab, c agents.Confirmation, key string) error {
+	s.mu.Lock()
+	ok := key != "" && d.allowed[key]
+	s.mu.Unlock()
+	if ok {
+		return nil
+	}
+	dec, err := elicitor{ss: req.Session, call: ctx}.Confirm(ctx, c)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Action, err)
+	}
+	switch dec {
+	case agents.AllowOnce:
+		return nil
+	case agents.AllowForRun:
+		s.mu.Lock()
+		if key != "" {
+			d.allowed[key] = true
+		} else if u, err := url.Parse(c.URL); err == nil {
+			d.sites = append(d.sites, u.Hostname())
+		}
+		s.mu.Unlock()
+		return nil
+	}
+	return fmt.Errorf("%s: %w by the user (%s)", c.Action, agents.ErrDenied, c.Reason)
+}
+
+// onSites reports whether raw is on one of d's sites (or a subdomain).
+func (s *mcpServer) onSites(d *drivenTab, raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	if u.Scheme == "about" || u.Scheme == "javascript" {
+		return true
+	}
+	host := strings.ToLower(u.Hostname())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, site := range d.sites {
+		if host == site || strings.HasSuffix(host, "."+site) {
+			return true
+		}
+	}
+	return false
+}
+
+// siteOf is raw's scheme and host, as a confirmation's target.
+func siteOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+func (s *mcpServer) sitesOf(d *drivenTab) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(d.sites, ", ")
+}
+
+func (s *mcpServer) wait(ctx context.Context, req *mcp.CallToolRequest, in waitArgs) (*mcp.CallToolResult, waitResult, error) {
+	d, err := s.tab(in.Tab)
+	if err != nil {
+		return nil, waitResult{}, err
+	}
+	timeout := 10 * time.Second
+	if in.TimeoutS > 0 {
+		timeout = min(time.Duration(in.TimeoutS*float64(time.Second)), time.Minute)
+	}
+	w := agents.WaitFor{Text: in.Text, Gone: in.Gone, URL: in.URL, Query: in.Query}
+	o, err := d.tab.Wait(ctx, w, timeout)
+	if err != nil {
+		return nil, waitResult{}, fmt.Errorf("wait in tab %s: %w", in.Tab, err)
+	}
+	out := waitResult{Tab: in.Tab, Met: o.Met, Condition: o.Condition, TookMS: o.Took.Milliseconds(), Pending: o.Pending}
+	text := fmt.Sprintf("waited %v until %s", o.Took.Round(time.Millisecond), o.Condition)
+	if !o.Met {
+		text = fmt.Sprintf("after %v, this did not happen: %s", o.Took.Round(time.Millisecond), w)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+func (s *mcpServer) screenshot(ctx context.Context, req *mcp.CallToolRequest, in tabArg) (*mcp.CallToolResult, any, error) {
+	d, err := s.tab(in.Tab)
+	if err != nil {
+		return nil, nil, err
+	}
+	shot, err := d.tab.Screenshot(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("screenshot of tab %s: %w", in.Tab, err)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.ImageContent{Data: shot.Data, MIMEType: shot.MIME},
+		&mcp.TextContent{Text: fmt.Sprintf("%dx%d CSS pixels of tab %s", shot.Width, shot.Height, in.Tab)},
+	}}, nil, nil
+}
+
+func (s *mcpServer) closeTab(ctx context.Context, req *mcp.CallToolRequest, in tabArg) (*mcp.CallToolResult, closeResult, error) {
+	d, err := s.tab(in.Tab)
+	if err != nil {
+		return nil, closeResult{}, err
+	}
+	s.mu.Lock()
+	delete(s.driven, in.Tab)
+	s.mu.Unlock()
+	s.tabs.Release(d.tab, mcpOwner)
+	if err := d.tab.t.Close(ctx); err != nil && !errors.Is(err, browser.ErrTabClosed) {
+		return nil, closeResult{}, fmt.Errorf("close tab %s: %w", in.Tab, err)
+	}
+	return nil, closeResult{Tab: in.Tab, Closed: true}, nil
+}
+
+// lend hands the client's tab id to a run: its lease ends until takeBack.
+func (s *mcpServer) lend(id string) (*drivenTab, error) {
+	d, err := s.tab(id)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	d.lentTo = "a run (run_task)"
+	s.mu.Unlock()
+	s.tabs.Release(d.tab, mcpOwner)
+	return d, nil
+}
+
+// takeBack leases a lent tab to the client again once the run is over;
+// a tab the run closed is forgotten.
+func (s *mcpServer) takeBack(ctx context.Context, d *drivenTab) {
+	t, err := s.tabs.Attach(ctx, mcpOwner, d.tab.ID())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		delete(s.driven, d.tab.ID())
+		return
+	}
+	d.tab, d.lentTo = t.(*agentTab), ""
+}
+
+// closeDriven closes the client's tabs (the server is closing).
+func (s *mcpServer) closeDriven(ctx context.Context) error {
+	s.mu.Lock()
+	tabs := make([]*drivenTab, 0, len(s.driven))
+	for id, d := range s.driven {
+		tabs = append(tabs, d)
+		delete(s.driven, id)
+	}
+	s.mu.Unlock()
+	var errs []error
+	for _, d := range tabs {
+		s.tabs.Release(d.tab, mcpOwner)
+		if err := d.tab.t.Close(ctx); err != nil && !errors.Is(err, browser.ErrTabClosed) && !errors.Is(err, browser.ErrBrowserClosed) {
+			errs = append(errs, fmt.Errorf("close tab %s: %w", d.tab.ID(), err))
+		}
+	}
+	return errors.Join(errs...)
+}
