@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	"vroom/agents"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 )
@@ -177,6 +178,13 @@ func TestDesktopAgentVoiceMuted(t *testing.T) {
 	if !strings.Contains(said, mutedMsg) || !strings.Contains(said, loudMsg) {
 		t.Fatalf("the transcript %q lacks a message", said)
 	}
+	checkOnlyLoudSpoke(t, srv, dataDir, north)
+}
+
+// checkOnlyLoudSpoke checks that speech was generated for the East agent
+// and never for the muted one, whose message is logged speech_muted.
+func checkOnlyLoudSpoke(t *testing.T, srv *modeltest.Server, dataDir, muted string) {
+	t.Helper()
 	var loud bool
 	for _, s := range srv.Speeches() {
 		if strings.Contains(s.Input, "North desk here") {
@@ -187,10 +195,10 @@ func TestDesktopAgentVoiceMuted(t *testing.T) {
 	if !loud {
 		t.Fatalf("no speech for the agent that was not muted: %d speech requests", len(srv.Speeches()))
 	}
-	if muted := runLogsMatching(t, dataDir, "speech_muted"); len(muted) != 1 || muted[0].Agent != north {
-		t.Errorf("speech_muted records %+v, want one for %s", muted, north)
+	if recs := runLogsMatching(t, dataDir, agents.LogSpeechMuted); len(recs) != 1 || recs[0].Agent != muted {
+		t.Errorf("speech_muted records %+v, want one for %s", recs, muted)
 	}
-	if failed := runLogsMatching(t, dataDir, "speech_failed"); len(failed) != 0 {
+	if failed := runLogsMatching(t, dataDir, agents.LogSpeechFailed); len(failed) != 0 {
 		t.Errorf("speech failed: %+v", failed)
 	}
 }

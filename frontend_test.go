@@ -112,6 +112,23 @@ func retype(css, text string) chromedp.Action[chromedp.Void] {
 	)
 }
 
+// driver starts a headless Chromium that drives the UI, closed when the
+// test ends, and returns a context for it that ends after d.
+func driver(t *testing.T, chrome string, d time.Duration) context.Context {
+	t.Helper()
+	allocCtx, cancel := chromedp.NewExecAllocator(t.Context(),
+		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 800))
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // The frontend in headless Chromium against `wails dev`: type in the
 // omnibox, open settings, save an API key and a base URL. The Go side has
 // them: the key is in the real keyring, the settings file has the URL and not
@@ -124,17 +141,7 @@ func TestFrontendSettingsEndToEnd(t *testing.T) {
 	url := startWailsDev(t, configDir)
 	t.Cleanup(func() { keyring.Delete("vroom", "openai-api-key") })
 
-	allocCtx, cancel := chromedp.NewExecAllocator(t.Context(),
-		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 800))
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-
+	ctx := driver(t, chrome, 2*time.Minute)
 	const key = "sk-e2e-test-key-4242"
 	const baseURL = "http://127.0.0.1:11434/v1"
 	err := chromedp.Do(ctx,
