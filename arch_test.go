@@ -20,9 +20,10 @@ type importRule struct {
 	forbid []string // import path prefixes it must not use
 }
 
-// importRules is BRIEF.md's direction: browser and voice import nothing of
-// ours; agents declares the interfaces it consumes instead of importing
-// browser or voice; only app imports Wails and go-keyring; main only wires.
+// importRules is the direction drawn in ARCHITECTURE.md ("Packages and
+// direction"): browser and voice import nothing of ours; agents declares
+// the interfaces it consumes instead of importing browser or voice; only
+// app imports Wails and go-keyring; main only wires.
 var importRules = []importRule{
 	{pkg: "vroom/browser", forbid: []string{module + "/", "github.com/wailsapp/", "github.com/zalando/go-keyring"}},
 	{pkg: "vroom/voice", forbid: []string{module + "/", "github.com/wailsapp/", "github.com/zalando/go-keyring"}},
