@@ -237,8 +237,9 @@ func exfilReason(u *url.URL, found []leak, sites string) string {
 // request checks a document request the agent's tab is about to send (the
 // browser holds it meanwhile): approved navigations pass once, the lists
 // apply, and off the run's sites the person's data may not go without
-// them. tab, when set, gives the cookies and masked values to look for.
-func (g *gate) request(ctx context.Context, agent string, tab GuardedTab, r Request) error {
+// them. extra are the tab's cookies and masked values, read before the
+// action: while a navigation is held, the page cannot answer.
+func (g *gate) request(ctx context.Context, agent string, extra []Secret, r Request) error {
 	if r.Method == "" || r.Method == "GET" {
 		if g.takePass(r.URL) {
 			return nil
@@ -254,12 +255,6 @@ func (g *gate) request(ctx context.Context, agent string, tab GuardedTab, r Requ
 	}
 	if g.inSites(u) {
 		return nil
-	}
-	var extra []Secret
-	if tab != nil {
-		// Best effort: a tab that cannot say still has the values the run
-		// saw checked.
-		extra, _ = tab.Secrets(ctx, g.siteList())
 	}
 	verb := "navigate to "
 	switch {
@@ -289,19 +284,20 @@ func (g *gate) siteList() []string {
 // holds the tab's document requests for the gate while the agent has the
 // tab (not while the person drives it). The returned func removes it.
 func (e *executor) guard(ctx context.Context) func() {
-	w := &watchedTab{Tab: e.tab, seen: e.r.gate.seen}
+	w := &watchedTab{Tab: e.tab, seen: e.r.gate.seen, sites: e.r.gate.siteList}
 	e.tab = w
-	gt, ok := w.Tab.(GuardedTab)
+	gt, ok := guardedOf(w.Tab)
 	if !ok {
 		return func() {}
 	}
+	w.guarded = gt
 	stop, err := gt.Guard(ctx, func(ctx context.Context, r Request) error {
 		if e.r.info(e.proc).State == ProcTakenOver {
 			return nil // the person's own navigation
 		}
 		w.begin()
 		defer w.end()
-		err := e.r.gate.request(ctx, e.name, gt, r)
+		err := e.r.gate.request(ctx, e.name, w.secrets(), r)
 		if err != nil {
 			e.refusedRequest(r, err)
 			w.refused(err)
@@ -323,12 +319,39 @@ func (e *executor) refusedRequest(r Request, err error) {
 	e.r.room.Notice("%s was refused: %s", e.name, err)
 }
 
+// Unwrapper is a Tab that decorates another (error mapping, fault
+// watching); the guard looks through it for the GuardedTab underneath.
+type Unwrapper interface {
+	Unwrap() Tab
+}
+
+// Unwrap returns the provider's tab the fault watcher decorates.
+func (t *faultTab) Unwrap() Tab { return t.Tab }
+
+// guardedOf finds the GuardedTab under t's decorations.
+func guardedOf(t Tab) (GuardedTab, bool) {
+	for range 8 { // decorations are few; a cycle must not spin
+		if g, ok := t.(GuardedTab); ok {
+			return g, true
+		}
+		u, ok := t.(Unwrapper)
+		if !ok {
+			return nil, false
+		}
+		t = u.Unwrap()
+	}
+	return nil, false
+}
+
 // watchedTab is an executor's tab seen by the exfiltration guard.
 type watchedTab struct {
 	Tab
-	seen *personal
+	seen    *personal
+	sites   func() []string // the run's sites, whose cookies are secrets
+	guarded GuardedTab      // nil: the checks before actions only
 
 	mu       sync.Mutex
+	extra    []Secret      // the tab's secrets, read before the last action
 	checking int           // guard checks in progress
 	idle     chan struct{} // closed when checking drops to 0
 	last     string        // the refusal during the current action
@@ -364,6 +387,29 @@ func (w *watchedTab) settled(ctx context.Context) {
 	case <-idle:
 	case <-ctx.Done():
 	}
+}
+
+// secrets returns the tab's secrets as read before the current action.
+func (w *watchedTab) secrets() []Secret {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.extra
+}
+
+// readSecrets reads the tab's cookies and masked values before an action
+// that may send a request. Best effort: a tab that cannot say still has
+// what the run saw checked.
+func (w *watchedTab) readSecrets(ctx context.Context, a Action) {
+	if w.guarded == nil || a.Kind == ActScroll || a.Kind == ActNavigate {
+		return
+	}
+	ss, err := w.guarded.Secrets(ctx, w.sites())
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	w.extra = ss
+	w.mu.Unlock()
 }
 
 func (w *watchedTab) refused(err error) {
@@ -404,6 +450,7 @@ func (w *watchedTab) Act(ctx context.Context, a Action) (Outcome, error) {
 		}
 		w.seen.typed(a.Text, sens)
 	}
+	w.readSecrets(ctx, a)
 	w.mu.Lock()
 	w.last = ""
 	w.mu.Unlock()

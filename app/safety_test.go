@@ -82,10 +82,9 @@ func TestFormNamesTheCommit(t *testing.T) {
 }
 
 // TestInjectionBlocked (must-show 8): hidden page text tells the agent to
-// open an attacker URL. The text reaches the model only inside the fenced,
-// untrusted page data; when the scripted model obeys, the navigation
-// policy blocks the attacker's origin, the attacker gets nothing, and the
-// run log says why.
+// open an attacker URL. Hidden, it never reaches the model (issue 10);
+// when the scripted model obeys anyway, the navigation policy blocks the
+// attacker's origin, the attacker gets nothing, and the run log says why.
 func TestInjectionBlocked(t *testing.T) {
 	t.Parallel()
 	s, attacker := newSite(t), newSite(t)
@@ -103,11 +102,13 @@ func TestInjectionBlocked(t *testing.T) {
 		return done("I was refused: "+tail(r.LastText(), 200), false)
 	}})
 	res := h.execute(t, "mark as read")
-	inj := strings.Index(firstPrompt, "IMPORTANT SYSTEM INSTRUCTION")
-	open := strings.LastIndex(firstPrompt[:max(inj, 0)], `<page_data source="`+s.URL+`/injection.html" trust="untrusted">`)
-	closeAt := strings.Index(firstPrompt[max(inj, 0):], "</page_data>")
-	if inj < 0 || open < 0 || closeAt < 0 {
-		t.Fatalf("the injection is not inside the fenced page data:\n%s", firstPrompt)
+	// The injection is off the page (left: -10000px): a person cannot see
+	// it, so the model never reads it (issue 10); what it reads is fenced.
+	if strings.Contains(firstPrompt, "IMPORTANT SYSTEM INSTRUCTION") {
+		t.Fatalf("the hidden injection reached the model:\n%s", firstPrompt)
+	}
+	if !strings.Contains(firstPrompt, `<page_data source="`+s.URL+`/injection.html" trust="untrusted">`) {
+		t.Fatalf("the page is not fenced as untrusted data:\n%s", firstPrompt)
 	}
 	attacker.state(func(a *site) {
 		if a.hits != 0 {

@@ -1,0 +1,41 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"vroom/agents"
+	"vroom/browser"
+)
+
+// The exfiltration guard's half in app: an agent's tab holds its document
+// requests for the run's gate (agents.GuardedTab over browser.Tab.Guard).
+
+// Guard holds the tab's document requests until check answers, under the
+// agent's lease.
+func (a *agentTab) Guard(ctx context.Context, check func(ctx context.Context, r agents.Request) error) (func(), error) {
+	stop, err := a.t.Guard(a.ctx(ctx), func(ctx context.Context, r browser.Request) error {
+		return check(ctx, agents.Request{URL: r.URL, Method: r.Method, Body: r.Body, Redirect: r.Redirect})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("guard the tab's requests: %w", err)
+	}
+	return stop, nil
+}
+
+// Secrets returns the cookies of the run's sites and the masked fields'
+// values the tab holds.
+func (a *agentTab) Secrets(ctx context.Context, sites []string) ([]agents.Secret, error) {
+	ss, err := a.t.Secrets(ctx, sites)
+	out := make([]agents.Secret, len(ss))
+	for i, s := range ss {
+		out[i] = agents.Secret{What: s.What, Value: s.Value}
+	}
+	return out, err
+}
+
+// Unwrap returns the adapter's tab under the error mapping, for the guard.
+func (t goneTab) Unwrap() agents.Tab { return t.Tab }
+
+// The adapter is the guarded kind of agents.Tab.
+var _ agents.GuardedTab = (*agentTab)(nil)
