@@ -203,12 +203,11 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 	b := env.Browser
 	if b == nil {
 		// The browser outlives ctx's cancellation by the grace period, so
-		// the run's tabs can be closed in order.
-		b, err = browser.Launch(context.WithoutCancel(ctx), o.browserOptions(env.DataDir))
-		if err != nil {
-			fmt.Fprintln(stderr, "vroom run:", err)
-			return 1
-		}
+		// the run's tabs can be closed in order. It starts in the
+		// background: the key lookup, the run log and the planner's first
+		// model call go on meanwhile (no tab is needed before a spawn,
+		// which waits for it); BenchmarkStartup.
+		b = browser.Start(context.WithoutCancel(ctx), o.browserOptions(env.DataDir))
 		defer closeBrowser(b, stderr)
 	}
 	// The run has its own lifetime: ctx's end (Ctrl-C) reaches it through
@@ -219,6 +218,15 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 			err = fmt.Errorf("%w: set OPENAI_API_KEY, store one in the app's settings, or point --base-url at a local server", err)
 		}
 		fmt.Fprintln(stderr, "vroom run:", err)
+		return 1
+	}
+	// A start that failed before the run watched the browser; one that
+	// fails later ends the run through its BrowserClosed event.
+	if err := b.StartErr(); err != nil {
+		fmt.Fprintln(stderr, "vroom run:", err)
+		if cerr := run.Close(); cerr != nil {
+			fmt.Fprintln(stderr, "vroom run:", cerr)
+		}
 		return 1
 	}
 	listenCtx, stopListening := context.WithCancel(ctx)

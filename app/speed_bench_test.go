@@ -138,3 +138,65 @@ func median(xs []float64) float64 {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// BenchmarkStartup measures `vroom run` from its start to the planner's
+// first model request (startup-s), as the command runs it: the settings
+// read, the key looked up in the system keyring (the test environment's
+// gnome-keyring; OPENAI_API_KEY unset), the browser launched (headless,
+// throwaway profile), the run log created. launch-s is browser.Launch
+// alone, for comparison. Medians over the iterations.
+func BenchmarkStartup(b *testing.B) {
+	needBrowser(b)
+	srv := modeltest.New(b)
+	first := make(chan time.Time, 1)
+	srv.Script("planner", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		select {
+		case first <- time.Now():
+		default:
+		}
+		return done("started", true)
+	}})
+	b.Setenv("OPENAI_API_KEY", "")
+	var startups, launches []float64
+	for b.Loop() {
+		startups = append(startups, startupOnce(b, srv.URL, first).Seconds())
+		t0 := time.Now()
+		lb, err := browser.Launch(context.Background(), browser.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		launches = append(launches, time.Since(t0).Seconds())
+		if err := lb.Close(); err != nil {
+			b.Log(err)
+		}
+	}
+	b.ReportMetric(median(startups), "startup-s")
+	b.ReportMetric(median(launches), "launch-s")
+}
+
+// startupOnce runs `vroom run` once with a real keyring and a browser of
+// its own, and returns the time to the planner's first request.
+func startupOnce(b *testing.B, url string, first <-chan time.Time) time.Duration {
+	st := DefaultSettings()
+	st.BaseURL = url
+	st.PlannerModel, st.ExecutorModel = "planner", "executor"
+	secrets := NewSecrets(SystemKeyring{}, keyringTimeout)
+	env := runEnv{Settings: st, DataDir: b.TempDir(), Key: func(ctx context.Context) (string, error) {
+		k, _, err := secrets.APIKey(ctx)
+		return k, err
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errb strings.Builder
+	t0 := time.Now()
+	if code := runTask(ctx, []string{"start up"}, env, &out, &errb); code != 0 {
+		b.Fatalf("exit %d: %s", code, errb.String())
+	}
+	select {
+	case at := <-first:
+		return at.Sub(t0)
+	default:
+		b.Fatal("the planner was never asked")
+	}
+	return 0
+}

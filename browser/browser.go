@@ -27,6 +27,12 @@ type Browser struct {
 	subs    map[*subscriber]struct{}
 	pending map[string]string // popup target -> opener, seen before attach
 	closed  bool
+	// starting is closed once the first start has ended, startErr is
+	// what it met (written before starting closes); stopStart cancels a
+	// start still under way (Start), so Close need not wait for it.
+	starting  chan struct{}
+	startErr  error
+	stopStart context.CancelFunc
 	// closeErr is what the first Close met; closeDone is closed once it
 	// is set, so a Close racing the first returns the same answer.
 	closeErr  error
@@ -49,19 +55,77 @@ type session struct {
 // Launch starts (or, with RemoteURL, connects to) a browser. Cancelling ctx
 // closes the browser, so the context tree mirrors app → browser → tab.
 func Launch(ctx context.Context, opts Options) (*Browser, error) {
-	opts.defaults()
-	b := &Browser{opts: opts, parent: ctx, tabs: map[string]*Tab{}, subs: map[*subscriber]struct{}{}, pending: map[string]string{},
-		closeDone: make(chan struct{})}
-	if err := b.start(ctx); err != nil {
-		return nil, err
+	b := newBrowser(ctx, opts)
+	b.startErr = b.start(ctx)
+	close(b.starting)
+	if b.startErr != nil {
+		return nil, b.startErr
 	}
+	b.closeWith(ctx)
+	return b, nil
+}
+
+// Start is Launch in the background: it returns at once, so a caller can
+// do its own preparation (a key lookup, the model's first call) while
+// Chromium starts. Open waits for the start. A start that fails ends the
+// browser: subscribers get a BrowserClosed event with the error, Open and
+// StartErr return it.
+func Start(ctx context.Context, opts Options) *Browser {
+	b := newBrowser(ctx, opts)
+	sctx, cancel := context.WithCancel(ctx)
+	b.stopStart = cancel
+	b.closeWith(ctx)
+	go func() {
+		defer cancel()
+		err := b.start(sctx)
+		b.startErr = err
+		close(b.starting)
+		if err != nil && sctx.Err() == nil { // not the Close that cancelled it
+			b.emit(Event{Kind: BrowserClosed, Err: err.Error()})
+		}
+	}()
+	return b
+}
+
+func newBrowser(ctx context.Context, opts Options) *Browser {
+	opts.defaults()
+	return &Browser{opts: opts, parent: ctx, tabs: map[string]*Tab{}, subs: map[*subscriber]struct{}{}, pending: map[string]string{},
+		starting: make(chan struct{}), stopStart: func() {}, closeDone: make(chan struct{})}
+}
+
+// closeWith closes the browser when ctx ends, so the context tree mirrors
+// app → browser → tab.
+func (b *Browser) closeWith(ctx context.Context) {
 	context.AfterFunc(ctx, func() {
 		// Nobody waits for this Close; a later Close returns the same error.
 		if err := b.Close(); err != nil {
 			b.opts.Logf("%v", err)
 		}
 	})
-	return b, nil
+}
+
+// StartErr returns what a failed start met, and nil while the start is
+// under way or once it succeeded.
+func (b *Browser) StartErr() error {
+	select {
+	case <-b.starting:
+		return b.startErr
+	default:
+		return nil
+	}
+}
+
+// started waits for the start to end and returns what it met.
+func (b *Browser) started(ctx context.Context) error {
+	select {
+	case <-b.starting:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if b.startErr != nil && !errors.Is(b.startErr, ErrBrowserClosed) {
+		return fmt.Errorf("%w: %w", ErrBrowserClosed, b.startErr)
+	}
+	return b.startErr
 }
 
 // Connect attaches to a remote browser at a ws:// CDP endpoint.
@@ -203,6 +267,7 @@ func (b *Browser) gone(s *session) bool {
 // the same options. Tabs of the old browser are gone (their calls return
 // ErrBrowserClosed); the tab list afterwards holds only the new browser's.
 func (b *Browser) Relaunch(ctx context.Context) error {
+	<-b.starting // a start under way ends first (bounded by its timeout)
 	b.mu.Lock()
 	old := b.run
 	if b.closed {
@@ -235,6 +300,11 @@ func (b *Browser) Close() error {
 		return b.closeErr
 	}
 	b.closed = true
+	b.mu.Unlock()
+	// A start under way (Start) is cancelled, which kills what it began.
+	b.stopStart()
+	<-b.starting
+	b.mu.Lock()
 	s := b.run
 	subs := b.subs
 	b.subs = map[*subscriber]struct{}{}
@@ -272,7 +342,10 @@ func (s *session) stop(remote bool) error {
 	return err
 }
 
-func (b *Browser) session() (*session, error) {
+func (b *Browser) session(ctx context.Context) (*session, error) {
+	if err := b.started(ctx); err != nil {
+		return nil, err
+	}
 	b.mu.Lock()
 	s, closed := b.run, b.closed
 	b.mu.Unlock()
@@ -424,7 +497,7 @@ func (b *Browser) open(ctx context.Context, url string, r openRoute) (*Tab, erro
 	if err := b.checkURL(url); err != nil {
 		return nil, fmt.Errorf("open %s: %w", url, err)
 	}
-	s, err := b.session()
+	s, err := b.session(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open: %w", err)
 	}
