@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -48,9 +49,13 @@ type runOptions struct {
 	ShowBrowser       bool
 	Profile           string
 	AllowIrreversible bool
-	JSON              bool
-	Voice             bool
-	PTT               bool
+	// AllowHosts are sites agents may go to without asking (--allow-host).
+	AllowHosts []string
+	// AllowAnyHost lets agents leave the run's sites (--allow-any-host).
+	AllowAnyHost bool
+	JSON         bool
+	Voice        bool
+	PTT          bool
 }
 
 // parseRunArgs parses flags over the settings' values. Flags may come
@@ -71,6 +76,14 @@ func parseRunArgs(args []string, st Settings, stderr io.Writer) (runOptions, err
 	fs.BoolVar(&o.ShowBrowser, "show-browser", false, "show the browser window (needs a display)")
 	fs.StringVar(&o.Profile, "profile", "ephemeral", "browser profile: persistent (keeps logins, under the data directory) or ephemeral (throwaway)")
 	fs.BoolVar(&o.AllowIrreversible, "allow-irreversible", false, "approve irreversible actions (pay, order, delete, send...) without asking; they are denied otherwise")
+	fs.Func("allow-host", "a host agents may go to besides the run's sites, e.g. example.com or localhost:8080 (repeatable); leaving the sites is denied otherwise", func(h string) error {
+		if err := agents.ValidateHost(h); err != nil {
+			return err
+		}
+		o.AllowHosts = append(o.AllowHosts, h)
+		return nil
+	})
+	fs.BoolVar(&o.AllowAnyHost, "allow-any-host", false, "let agents leave the run's sites for any host not blocked (the person's data still never leaves them)")
 	fs.BoolVar(&o.JSON, "json", false, "print events as JSON lines")
 	fs.BoolVar(&o.Voice, "voice", false, "speak agents' messages aloud (text-only when no sound server answers)")
 	fs.BoolVar(&o.PTT, "ptt", false, "push-to-talk with --voice: Enter starts talking to the agents, Enter again ends")
@@ -271,6 +284,8 @@ func (o runOptions) spec(env runEnv, b *browser.Browser, p *eventPrinter, stderr
 	st.Budgets.MaxAgents, st.Budgets.MaxStepsPerAgent = o.MaxAgents, o.MaxSteps
 	policy := env.Policy
 	policy.AllowIrreversible = o.AllowIrreversible
+	policy.Sites = append(slices.Clone(policy.Sites), o.AllowHosts...)
+	policy.AllowAnyHost = policy.AllowAnyHost || o.AllowAnyHost
 	return RunSpec{
 		Task: o.Task, Browser: b, Settings: st, Key: env.Key, DataDir: env.DataDir, Policy: policy, Voice: o.Voice,
 		Events:    p.print,

@@ -186,7 +186,7 @@ func runConfig(spec RunSpec, key string) agents.Config {
 	}
 	return agents.Config{
 		Model:     agents.NewModel(agents.ModelConfig{BaseURL: st.BaseURL, APIKey: key, Models: models, KeyHint: hint}),
-		Policy:    spec.Policy,
+		Policy:    runPolicy(spec, key), // policy.go: Settings' navigation under the face's own
 		Confirm:   spec.Confirm,
 		Ask:       spec.Ask,
 		Budget:    budget,

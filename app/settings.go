@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"vroom/agents"
 )
 
 // ErrInvalidSettings is wrapped by every validation failure, so callers can
@@ -40,6 +42,22 @@ type Settings struct {
 	STTModel string `json:"stt_model"`
 	// Budgets bound every run.
 	Budgets Budgets `json:"budgets"`
+	// Navigation is where agents may go.
+	Navigation Navigation `json:"navigation"`
+}
+
+// Navigation is where agents may take the person's browser. Hosts are
+// patterns as agents.ValidateHost takes them: example.com (its subdomains
+// too), *.example.com, localhost:8080.
+type Navigation struct {
+	// AllowedHosts, when not empty, are the only hosts agents may reach.
+	AllowedHosts []string `json:"allowed_hosts"`
+	// BlockedHosts are hosts agents may never reach.
+	BlockedHosts []string `json:"blocked_hosts"`
+	// AskBeforeLeaving asks the person before an agent leaves the run's
+	// sites: the pages it was given or started on, the hosts the task
+	// names, and the hosts allowed during the run.
+	AskBeforeLeaving bool `json:"ask_before_leaving"`
 }
 
 // Budgets bound a run so a stuck agent looks like a stall, not thought.
@@ -67,6 +85,7 @@ func DefaultSettings() Settings {
 			MaxRunTokens:     2_000_000,
 			MaxRunCostUSD:    5,
 		},
+		Navigation: Navigation{AllowedHosts: []string{}, BlockedHosts: []string{}, AskBeforeLeaving: true},
 	}
 }
 
@@ -117,7 +136,34 @@ func (s Settings) Validate() error {
 	if b.MaxAgents > 16 {
 		return &FieldError{"budgets.max_agents", fmt.Sprintf("at most 16 agents run at once (got %d)", b.MaxAgents)}
 	}
+	return s.Navigation.validate()
+}
+
+// validate checks every host pattern, naming the field and the entry: a
+// list is checked whole, so the first bad entry is found wherever it is.
+func (n Navigation) validate() error {
+	allowed := map[string]bool{}
+	for i, h := range n.AllowedHosts {
+		if err := agents.ValidateHost(h); err != nil {
+			return &FieldError{fmt.Sprintf("navigation.allowed_hosts[%d]", i), hostMessage(err)}
+		}
+		allowed[strings.ToLower(strings.TrimPrefix(h, "*."))] = true
+	}
+	for i, h := range n.BlockedHosts {
+		if err := agents.ValidateHost(h); err != nil {
+			return &FieldError{fmt.Sprintf("navigation.blocked_hosts[%d]", i), hostMessage(err)}
+		}
+		if allowed[strings.ToLower(strings.TrimPrefix(h, "*."))] {
+			return &FieldError{fmt.Sprintf("navigation.blocked_hosts[%d]", i), fmt.Sprintf("%q is also an allowed host: remove it from one list", h)}
+		}
+	}
 	return nil
+}
+
+// hostMessage is a host pattern's error without the sentinel's words,
+// which the field already says.
+func hostMessage(err error) string {
+	return strings.TrimPrefix(err.Error(), agents.ErrBadHost.Error()+": ")
 }
 
 func validateBaseURL(raw string) error {
