@@ -133,7 +133,10 @@ func BuildRun(ctx context.Context, spec RunSpec) (*BuiltRun, error) {
 	cfg := runConfig(spec, key)
 	cfg.Tabs, cfg.Log = goneTabs{b.Tabs}, log
 	if spec.Voice {
-		b.Voice = openVoice(b.ctx, spec, key)
+		// The voice outlives the run's context: Close cancels that first,
+		// then lets the last message finish (FinishSpeech) and only then
+		// closes the voice, which ends its audio whatever the context.
+		b.Voice = openVoice(context.WithoutCancel(b.ctx), spec, key)
 		if b.Voice != nil {
 			cfg.Voice = trackedSpeaker{speaker{b.Voice}, &b.said}
 		}
