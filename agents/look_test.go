@@ -166,7 +166,16 @@ func TestWaitCutShortByCorrection(t *testing.T) {
 			return WaitOutcome{}, ctx.Err()
 		}
 	}
-	tr.srv.Then("planner", spawn("wait", "url", "http://shop.test/"), modeltest.Call("wait", map[string]any{"mode": "all"}), done("ok", true))
+	// The correction cuts the planner's wait short too: it waits again.
+	tr.srv.Script("planner", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		switch {
+		case r.ToolResults() == 0:
+			return spawn("wait", "url", "http://shop.test/")
+		case strings.Contains(r.LastText(), `"running":[]`):
+			return done("ok", true)
+		}
+		return modeltest.Call("wait", map[string]any{"mode": "all"})
+	}})
 	tr.srv.Then("executor", modeltest.Call("wait", map[string]any{"text": "Shipped", "timeout_s": 30}), done("stopped", true))
 	go func() {
 		<-waiting
