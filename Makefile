@@ -13,7 +13,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path '
 run: build
 	./$(BIN)
 
-test: deps frontend
+test: deps frontend build/mcp-inspector/node_modules/.package-lock.json
 	build/testenv.sh build/test.sh
 
 deps:
@@ -26,6 +26,10 @@ $(WAILS): build/tools/go.mod build/tools/go.sum
 
 frontend/node_modules/.package-lock.json: frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund
+
+# The MCP Inspector's CLI: the client nobody here wrote, for app's MCP tests.
+build/mcp-inspector/node_modules/.package-lock.json: build/mcp-inspector/package-lock.json
+	cd build/mcp-inspector && npm ci --no-audit --no-fund
 
 # The bindings are generated from the Go methods bound to the window, so the
 # frontend is type-checked against the Go side as it is now.

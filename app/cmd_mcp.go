@@ -130,7 +130,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return 1
 	}
 	defer closeBrowser(b, stderr)
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	// Warnings only: a client shows the server's stderr to its user.
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := newMCPServer(ctx, mcpEnv{Settings: st, Key: env.Key, DataDir: env.DataDir, Browser: b, Log: log})
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
