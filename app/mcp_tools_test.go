@@ -113,6 +113,11 @@ func TestMCPEngineTools(t *testing.T) {
 			if page.Tab == "" || m == nil || !strings.Contains(page.Title, "Checkout") {
 				t.Fatalf("open: %+v", page)
 			}
+			var waited waitResult
+			callTool(t, cs, "wait", map[string]any{"tab": page.Tab, "text": "Blue mug", "timeout_s": 5}, &waited)
+			if !waited.Met {
+				t.Fatalf("wait text=Blue mug: %+v", waited)
+			}
 			var found pageResult
 			callTool(t, cs, "observe", map[string]any{"tab": page.Tab, "query": "Delivery"}, &found)
 			note := ref(found.Page, "textbox", "Delivery note")
