@@ -1,0 +1,151 @@
+package voice
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The sound server SIGKILLed mid-message, at the device level, through to
+// Close: the message ends within stallAfter and a little, a later Say fails
+// fast with ErrNoAudio instead of blocking, the microphone cannot open, and
+// Close returns promptly with no goroutine of the Voice left behind. The
+// child process talks to a private PulseAudio of the test's own (never the
+// shared one, which other tests use); the parent kills it by its PID.
+func TestFaultServerKilledThenClose(t *testing.T) {
+	if os.Getenv("VOICE_FAULT_CHILD") == "1" {
+		faultChild()
+		return
+	}
+	sock, pid := faultPulse(t)
+	srv := newSpeechServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	child := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestFaultServerKilledThenClose$", "-test.count=1")
+	child.Env = append(os.Environ(), "VOICE_FAULT_CHILD=1", "PULSE_SERVER=unix:"+sock, "VOICE_TTS_URL="+srv.url())
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	child.Stderr = &stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		line := lines.Text()
+		t.Logf("child: %s", line)
+		if line == "PLAYING" {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if strings.HasPrefix(line, "FAIL") {
+			t.Error(line)
+		}
+	}
+	if err := child.Wait(); err != nil {
+		t.Fatalf("child: %v\n%s", err, stderr.String())
+	}
+}
+
+// faultPulse starts a private PulseAudio with one null sink and returns
+// its socket and PID; it is killed by that PID when the test ends.
+func faultPulse(t *testing.T) (string, int) {
+	t.Helper()
+	prog := need(t, "pulseaudio")
+	dir := t.TempDir()
+	sock := dir + "/native"
+	pa := exec.Command(prog, "-D", "-n", "--exit-idle-time=-1", "--disallow-exit",
+		"--use-pid-file=yes", "--log-target=file:"+dir+"/log",
+		"-L", "module-native-protocol-unix auth-anonymous=1 socket="+sock,
+		"-L", "module-null-sink sink_name=fault")
+	// Off the session bus: the shared PulseAudio owns org.PulseAudio1 there.
+	pa.Env = append(os.Environ(), "PULSE_RUNTIME_PATH="+dir, "PULSE_STATE_PATH="+dir, "HOME="+dir,
+		"DBUS_SESSION_BUS_ADDRESS=unix:path="+dir+"/no-bus")
+	if out, err := pa.CombinedOutput(); err != nil {
+		log, _ := os.ReadFile(dir + "/log")
+		t.Fatalf("pulseaudio: %v: %s%s", err, out, log)
+	}
+	b, err := os.ReadFile(dir + "/pid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	return sock, pid
+}
+
+// faultChild plays a long tone, reports PLAYING, and checks what follows
+// the server's death, printing FAIL lines for the parent.
+func faultChild() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	v, err := New(ctx, Config{BaseURL: os.Getenv("VOICE_TTS_URL"), APIKey: "test", Backend: BackendPulse})
+	if err != nil {
+		fmt.Printf("FAIL New: %v\n", err)
+		os.Exit(1)
+	}
+	p, err := v.Say(ctx, "agent-1", "tone 440 20s")
+	if err != nil {
+		fmt.Printf("FAIL Say: %v\n", err)
+		os.Exit(1)
+	}
+	// Say returns once the message plays: the kill lands mid-message.
+	fmt.Println("PLAYING")
+	killed := time.Now()
+	select {
+	case <-p.Done():
+		fmt.Printf("message ended %v after the kill: interrupted %v, err %v\n", time.Since(killed).Round(time.Millisecond), p.Interrupted(), p.Err())
+		if !errors.Is(p.Err(), ErrNoAudio) || !p.Interrupted() || time.Since(killed) > stallAfter+time.Second {
+			fmt.Println("FAIL want an interrupted message with ErrNoAudio within stallAfter+1s")
+		}
+	case <-time.After(8 * time.Second):
+		fmt.Println("FAIL message never ended after the server died")
+	}
+	faultAfterDeath(ctx, v)
+	os.Exit(0)
+}
+
+// faultAfterDeath checks a Voice whose server died: Say and Unmute fail
+// fast, and Close returns promptly.
+func faultAfterDeath(ctx context.Context, v *Voice) {
+	start := time.Now()
+	if _, err := v.Say(ctx, "agent-1", "tone 440 1s"); !errors.Is(err, ErrNoAudio) {
+		fmt.Printf("FAIL Say after the server died: %v, want ErrNoAudio\n", err)
+	}
+	if err := v.Unmute(ctx); err == nil {
+		fmt.Println("FAIL Unmute after the server died: no error")
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		fmt.Printf("FAIL Say and Unmute took %v\n", d)
+	}
+	closed := make(chan struct{})
+	start = time.Now()
+	go func() {
+		v.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		fmt.Printf("closed in %v\n", time.Since(start).Round(time.Millisecond))
+		// Close waits for the Voice's own goroutines: none may be left.
+		buf := make([]byte, 1<<20)
+		if st := string(buf[:runtime.Stack(buf, true)]); strings.Contains(st, "vroom/voice.(*player).run") || strings.Contains(st, "vroom/voice.(*mic)") {
+			fmt.Printf("FAIL goroutines of the Voice left after Close:\n%s\n", strings.ReplaceAll(st, "\n", "\n  "))
+		}
+	case <-time.After(3 * time.Second):
+		fmt.Println("FAIL Close blocked after the server died")
+	}
+}
