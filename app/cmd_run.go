@@ -40,10 +40,15 @@ flags:
 
 // runOptions is a parsed `vroom run` command line.
 type runOptions struct {
-	Task              string
-	BaseURL           string
-	Model             string
-	PlannerModel      string
+	Task         string
+	BaseURL      string
+	Model        string
+	PlannerModel string
+	// API, PlannerEffort and ExecutorEffort are --api, --planner-effort
+	// and --effort (settings.go says what each means).
+	API               string
+	PlannerEffort     string
+	ExecutorEffort    string
 	MaxAgents         int
 	MaxSteps          int
 	ShowBrowser       bool
@@ -71,6 +76,9 @@ func parseRunArgs(args []string, st Settings, stderr io.Writer) (runOptions, err
 	fs.StringVar(&o.BaseURL, "base-url", st.BaseURL, "OpenAI-compatible API base URL (OpenAI, Gemini, OpenRouter, Ollama, llama.cpp)")
 	fs.StringVar(&o.Model, "model", st.ExecutorModel, "model of the executors, which drive the tabs")
 	fs.StringVar(&o.PlannerModel, "planner-model", st.PlannerModel, "model of the planner, which splits the task and coordinates")
+	fs.StringVar(&o.API, "api", st.ModelAPI, "how models are spoken to: auto (the Responses API for OpenAI's GPT-6 models, Chat Completions for others), chat or responses")
+	fs.StringVar(&o.PlannerEffort, "planner-effort", st.PlannerEffort, "the planner's reasoning effort: none, minimal, low, medium, high, xhigh or max (empty: the server's default)")
+	fs.StringVar(&o.ExecutorEffort, "effort", st.ExecutorEffort, "the executors' reasoning effort, as --planner-effort")
 	fs.IntVar(&o.MaxAgents, "max-agents", st.Budgets.MaxAgents, "executors running at once")
 	fs.IntVar(&o.MaxSteps, "max-steps", st.Budgets.MaxStepsPerAgent, "model turns per agent")
 	fs.BoolVar(&o.ShowBrowser, "show-browser", false, "show the browser window (needs a display)")
@@ -114,7 +122,20 @@ func parseRunArgs(args []string, st Settings, stderr io.Writer) (runOptions, err
 	if err := validateBaseURL(o.BaseURL); err != nil {
 		return o, fmt.Errorf("--base-url: %w", err)
 	}
-	return o, nil
+	return o, o.checkModelAPI()
+}
+
+// checkModelAPI checks --api and the efforts.
+func (o runOptions) checkModelAPI() error {
+	if _, err := agents.ParseAPI(o.API); err != nil {
+		return fmt.Errorf("--api: %w", err)
+	}
+	for flag, v := range map[string]string{"--planner-effort": o.PlannerEffort, "--effort": o.ExecutorEffort} {
+		if _, err := agents.ParseEffort(v); err != nil {
+			return fmt.Errorf("%s: %w", flag, err)
+		}
+	}
+	return nil
 }
 
 // runEnv is what a run needs from outside: tests replace parts of it.
@@ -281,6 +302,7 @@ func (o runOptions) browserOptions(dataDir string) browser.Options {
 func (o runOptions) spec(env runEnv, b *browser.Browser, p *eventPrinter, stderr io.Writer) RunSpec {
 	st := env.Settings
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = o.BaseURL, o.PlannerModel, o.Model
+	st.ModelAPI, st.PlannerEffort, st.ExecutorEffort = o.API, o.PlannerEffort, o.ExecutorEffort
 	st.Budgets.MaxAgents, st.Budgets.MaxStepsPerAgent = o.MaxAgents, o.MaxSteps
 	policy := env.Policy
 	policy.AllowIrreversible = o.AllowIrreversible

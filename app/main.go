@@ -13,6 +13,7 @@ const usage = `usage:
   vroom                    open the Vroom window
   vroom run [flags] TASK   run a task headless, printing each event (see vroom run -h)
   vroom replay RUN         print a past run as a timeline
+  vroom doctor             check the model server, key, Chromium, sound and data directory (see vroom doctor -h)
   vroom mcp [--http ADDR]  serve Vroom to MCP clients (see vroom mcp -h)
   vroom observe URL        print a page as Vroom's agents see it (see vroom observe -h)
 `
@@ -31,6 +32,8 @@ func Main(ctx context.Context, args []string, assets fs.FS, stdout, stderr io.Wr
 		return runRun(ctx, args[1:], stdout, stderr)
 	case "replay":
 		return runReplay(ctx, args[1:], stdout, stderr)
+	case "doctor":
+		return runDoctorCmd(ctx, args[1:], stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "-h", "-help", "--help", "help":

@@ -171,14 +171,10 @@ func runKey(ctx context.Context, spec RunSpec) (string, error) {
 	return key, nil
 }
 
-// runConfig is the run's configuration from spec's settings: a model per
-// role and the budgets.
+// runConfig is the run's configuration from spec's settings: the model
+// client (modelconfig.go) and the budgets.
 func runConfig(spec RunSpec, key string) agents.Config {
 	st := spec.Settings
-	models := map[agents.Role]string{agents.RolePlanner: st.PlannerModel, agents.RoleExecutor: st.ExecutorModel}
-	if st.VisionModel != "" {
-		models[agents.RoleVision] = st.VisionModel
-	}
 	budget := agents.Budget{Steps: st.Budgets.MaxStepsPerAgent, Tokens: st.Budgets.MaxRunTokens, Cost: st.Budgets.MaxRunCostUSD}
 	if st.Budgets.MaxRunMinutes > 0 {
 		budget.Wall = time.Duration(st.Budgets.MaxRunMinutes) * time.Minute
@@ -188,7 +184,7 @@ func runConfig(spec RunSpec, key string) agents.Config {
 		hint = "check the API key in Settings"
 	}
 	return agents.Config{
-		Model:     agents.NewModel(agents.ModelConfig{BaseURL: st.BaseURL, APIKey: key, Models: models, KeyHint: hint}),
+		Model:     agents.NewModel(modelConfig(st, key, hint)),
 		Policy:    runPolicy(spec, key), // policy.go: Settings' navigation under the face's own
 		Confirm:   spec.Confirm,
 		Ask:       spec.Ask,

@@ -34,6 +34,16 @@ type Settings struct {
 	// VisionModel reads screenshots when the page's meaning is in pixels;
 	// empty means the executor model.
 	VisionModel string `json:"vision_model,omitempty"`
+	// ModelAPI is how the models are spoken to: "auto" (per model: the
+	// Responses API for OpenAI's GPT-6 family, Chat Completions for the
+	// rest), "chat" or "responses".
+	ModelAPI string `json:"model_api"`
+	// PlannerEffort and ExecutorEffort are the reasoning effort asked of
+	// each role's model ("", none, minimal, low, medium, high, xhigh,
+	// max); "" sends none, leaving the server's default. The vision model
+	// takes the executor's.
+	PlannerEffort  string `json:"planner_effort"`
+	ExecutorEffort string `json:"executor_effort"`
 	// TTSModel turns agent speech into audio; empty means offline speech.
 	TTSModel string `json:"tts_model"`
 	// Voices are assigned to agents in order, so each sounds distinct.
@@ -72,12 +82,17 @@ type Budgets struct {
 // DefaultSettings is what a new user starts with.
 func DefaultSettings() Settings {
 	return Settings{
-		BaseURL:       DefaultBaseURL,
-		PlannerModel:  "gpt-4.1",
-		ExecutorModel: "gpt-4.1-mini",
-		TTSModel:      "gpt-4o-mini-tts",
-		Voices:        []string{"alloy", "echo", "fable", "onyx", "nova", "shimmer"},
-		STTModel:      "whisper-1",
+		BaseURL: DefaultBaseURL,
+		// OpenAI's current models (README: providers): the newest Sol
+		// plans, Luna, made for high-volume work, drives the tabs.
+		PlannerModel:   "gpt-6.1-sol",
+		ExecutorModel:  "gpt-6-luna",
+		ModelAPI:       string(agents.APIAuto),
+		PlannerEffort:  "medium",
+		ExecutorEffort: "low",
+		TTSModel:       "gpt-4o-mini-tts",
+		Voices:         []string{"alloy", "echo", "fable", "onyx", "nova", "shimmer"},
+		STTModel:       "whisper-1",
 		Budgets: Budgets{
 			MaxStepsPerAgent: 100,
 			MaxAgents:        4,
@@ -107,8 +122,11 @@ func (s Settings) Validate() error {
 	}
 	for field, v := range map[string]string{"planner_model": s.PlannerModel, "executor_model": s.ExecutorModel} {
 		if strings.TrimSpace(v) == "" {
-			return &FieldError{field, "must name a model, e.g. gpt-4.1-mini or llama3.1"}
+			return &FieldError{field, "must name a model, e.g. gpt-6-luna or llama3.1"}
 		}
+	}
+	if err := s.validateModelAPI(); err != nil {
+		return err
 	}
 	for i, v := range s.Voices {
 		if strings.TrimSpace(v) == "" {
@@ -164,6 +182,19 @@ func (n Navigation) validate() error {
 // which the field already says.
 func hostMessage(err error) string {
 	return strings.TrimPrefix(err.Error(), agents.ErrBadHost.Error()+": ")
+}
+
+// validateModelAPI checks the API and the reasoning efforts.
+func (s Settings) validateModelAPI() error {
+	if _, err := agents.ParseAPI(s.ModelAPI); err != nil {
+		return &FieldError{"model_api", fmt.Sprintf("must be auto, chat or responses (got %q)", s.ModelAPI)}
+	}
+	for field, v := range map[string]string{"planner_effort": s.PlannerEffort, "executor_effort": s.ExecutorEffort} {
+		if _, err := agents.ParseEffort(v); err != nil {
+			return &FieldError{field, fmt.Sprintf("must be empty or one of none, minimal, low, medium, high, xhigh, max (got %q)", v)}
+		}
+	}
+	return nil
 }
 
 func validateBaseURL(raw string) error {

@@ -120,6 +120,7 @@ type Server struct {
 	speechFmt SpeechFormat
 	texts     []string
 	models    []string
+	key       string
 	notify    chan struct{}
 }
 
@@ -209,6 +210,14 @@ func (s *Server) SetModels(ids ...string) {
 	s.models = ids
 }
 
+// RequireKey makes every endpoint answer 401, as OpenAI does, unless the
+// request carries key as its bearer token.
+func (s *Server) RequireKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.key = key
+}
+
 // SetSpeech replaces the audio the speech endpoint returns: f gives the
 // samples' bytes as raw PCM s16le at SpeechRate; the server wraps them in
 // WAV when asked.
@@ -291,6 +300,13 @@ func (s *Server) changed() {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	key := s.key
+	s.mu.Unlock()
+	if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
+		writeError(w, http.StatusUnauthorized, "modeltest: incorrect API key provided", 0)
+		return
+	}
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
 		s.chat(w, r)

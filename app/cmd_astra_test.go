@@ -1,0 +1,68 @@
+package app
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"vroom/internal/modeltest"
+)
+
+// TestRunAstraCLI: `vroom run --model gpt-6-astra --planner-model
+// gpt-6-astra` — a model go-openai refuses tools to over Chat Completions —
+// runs to the task's end as a process, every call through the Responses
+// API with the efforts given by flag.
+func TestRunAstraCLI(t *testing.T) {
+	needBrowser(t)
+	t.Parallel()
+	s := newSite(t)
+	srv := modeltest.New(t)
+	// One model name for both roles: the planner is the one offered spawn.
+	srv.SetRoleOf(func(r *openai.ChatCompletionRequest) string {
+		for _, tool := range r.Tools {
+			if tool.Function != nil && tool.Function.Name == "spawn" {
+				return "planner"
+			}
+		}
+		return "executor"
+	})
+	srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		n := r.ToolResults()
+		if n == 0 {
+			return call("click", "ref", ref(r.Text(), "button", "Get quote"))
+		}
+		if m := quoteRE.FindStringSubmatch(r.LastText()); m != nil {
+			return done("quote "+m[1], true)
+		}
+		if n < 10 {
+			return call("read_page")
+		}
+		return done("no quote", false)
+	}})
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "run", "--json", "--base-url", srv.URL, "--model", openai.GPT6Astra, "--planner-model", openai.GPT6Astra,
+		"--planner-effort", "high", "--effort", "low", "--max-agents", "1", "get me a quote")
+	cmd.Env = append(os.Environ(), cliEnv+"=1", "VROOM_DATA_DIR="+dir, "VROOM_CONFIG_DIR="+dir, "OPENAI_API_KEY=sk-test-astra")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("vroom run: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), `"state":"done"`) && !strings.Contains(out.String(), `"success":true`) {
+		t.Fatalf("no successful end in\n%s", out.String())
+	}
+	efforts := map[string]string{"planner": "high", "executor": "low"}
+	for _, r := range srv.Requests("") {
+		if r.API != modeltest.APIResponses || r.Chat.Model != openai.GPT6Astra || r.Chat.ReasoningEffort != efforts[r.Role] {
+			t.Errorf("%s request through %s, model %s, effort %q", r.Role, r.API, r.Chat.Model, r.Chat.ReasoningEffort)
+		}
+	}
+	if len(srv.Requests("planner")) < 2 || len(srv.Requests("executor")) < 2 || len(srv.Unmatched()) > 0 {
+		t.Fatalf("%d planner, %d executor, %d unmatched requests", len(srv.Requests("planner")), len(srv.Requests("executor")), len(srv.Unmatched()))
+	}
+}

@@ -1,0 +1,189 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"vroom/agents"
+)
+
+const doctorUsage = `usage: vroom doctor [flags]
+
+Checks what a run needs, each within its own deadline: the settings file;
+the API key and where it comes from; the model server (its models list,
+one streamed tool call for the planner and for the executor model through
+the API each is spoken to with, an image for the vision model, speech and
+transcription when set); Chromium; the sound server; the data directory.
+Prints a ✓ or ✗ per check, with the fix for each ✗. Flags override the
+settings, as for vroom run.
+
+Exit status: 0 when every required check passed (the vision model,
+speech, transcription and sound are not required), 1 when one failed, 2 on
+bad usage.
+
+flags:
+`
+
+// doctorOptions is a parsed vroom doctor command line.
+type doctorOptions struct {
+	JSON    bool
+	Timeout time.Duration
+}
+
+// parseDoctorArgs parses flags over env's settings.
+func parseDoctorArgs(args []string, st *Settings, stderr io.Writer) (doctorOptions, error) {
+	var o doctorOptions
+	fs := flag.NewFlagSet("vroom doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, doctorUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&st.BaseURL, "base-url", st.BaseURL, "OpenAI-compatible API base URL")
+	fs.StringVar(&st.ExecutorModel, "model", st.ExecutorModel, "model of the executors")
+	fs.StringVar(&st.PlannerModel, "planner-model", st.PlannerModel, "model of the planner")
+	fs.StringVar(&st.VisionModel, "vision-model", st.VisionModel, "model that reads screenshots (empty: the executor's)")
+	fs.StringVar(&st.ModelAPI, "api", st.ModelAPI, "how models are spoken to: auto, chat or responses")
+	fs.BoolVar(&o.JSON, "json", false, "print the checks as a JSON array")
+	fs.DurationVar(&o.Timeout, "timeout", doctorDeadline, "deadline of each check")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := validateBaseURL(st.BaseURL); err != nil {
+		return o, fmt.Errorf("--base-url: %w", err)
+	}
+	if _, err := agents.ParseAPI(st.ModelAPI); err != nil {
+		return o, fmt.Errorf("--api: %w", err)
+	}
+	if o.Timeout <= 0 {
+		return o, errors.New("--timeout must be positive")
+	}
+	return o, nil
+}
+
+// runDoctorCmd is `vroom doctor`.
+func runDoctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runDoctor(ctx, args, defaultDoctorEnv(), stdout, stderr)
+}
+
+// defaultDoctorEnv is the settings file, the environment's or keyring's
+// key and the data directory, as vroom run finds them. What cannot be
+// found is left for a check to report.
+func defaultDoctorEnv() doctorEnv {
+	env := doctorEnv{Settings: DefaultSettings()}
+	env.SettingsPath, env.SettingsErr = DefaultSettingsPath()
+	if env.SettingsErr == nil {
+		st, err := SettingsStore{Path: env.SettingsPath}.Load()
+		if err != nil {
+			env.SettingsErr = err
+		} else {
+			env.Settings = st
+		}
+	}
+	env.DataDir, _ = DataDir() // "" is reported by the data directory check
+	secrets := NewSecrets(SystemKeyring{}, keyringTimeout)
+	env.Key = secrets.APIKey
+	return env
+}
+
+// runDoctor parses args, runs the checks in env and prints them; it
+// returns the exit code.
+func runDoctor(ctx context.Context, args []string, env doctorEnv, stdout, stderr io.Writer) int {
+	o, err := parseDoctorArgs(args, &env.Settings, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "vroom doctor: %v\nrun 'vroom doctor -h' for help\n", err)
+		return 2
+	}
+	env.Deadline = o.Timeout
+	rows := doctor(ctx, env)
+	if o.JSON {
+		if err := json.NewEncoder(stdout).Encode(rows); err != nil {
+			fmt.Fprintln(stderr, "vroom doctor:", err)
+			return 1
+		}
+	} else if err := printChecks(stdout, rows); err != nil {
+		fmt.Fprintln(stderr, "vroom doctor:", err)
+		return 1
+	}
+	if failed := requiredFailed(rows); failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// requiredFailed counts the required checks that failed.
+func requiredFailed(rows []CheckRow) int {
+	n := 0
+	for _, r := range rows {
+		if r.Required && !r.OK {
+			n++
+		}
+	}
+	return n
+}
+
+// printChecks writes the table: a mark, the check, what was found, and a
+// fix line under each failure.
+func printChecks(w io.Writer, rows []CheckRow) error {
+	var b strings.Builder
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(r.Name))
+	}
+	for _, r := range rows {
+		mark, note := "✓", ""
+		if !r.OK {
+			mark = "✗"
+			if !r.Required {
+				note = " (not required)"
+			}
+		}
+		fmt.Fprintf(&b, "%s %-*s  %s%s\n", mark, width, r.Name, r.Detail, note)
+		if !r.OK && r.Fix != "" {
+			fmt.Fprintf(&b, "  %-*s  fix: %s\n", width, "", r.Fix)
+		}
+	}
+	switch n := requiredFailed(rows); n {
+	case 0:
+		b.WriteString("every required check passed\n")
+	case 1:
+		b.WriteString("1 required check failed\n")
+	default:
+		fmt.Fprintf(&b, "%d required checks failed\n", n)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("print checks: %w", err)
+	}
+	return nil
+}
+
+// Doctor runs vroom doctor's checks with the app's settings and key, for
+// the Check button in Settings. It takes as long as the checks do (each
+// under its own deadline); the window keeps answering meanwhile.
+func (a *App) Doctor() ([]CheckRow, error) {
+	a.mu.Lock()
+	st := a.settings
+	a.mu.Unlock()
+	dir, err := DataDir()
+	if err != nil {
+		return nil, fmt.Errorf("doctor: %w", err)
+	}
+	return doctor(a.context(), doctorEnv{Settings: st, SettingsPath: a.store.Path, Key: a.secrets.APIKey, DataDir: dir}), nil
+}
