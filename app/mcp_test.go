@@ -206,6 +206,12 @@ func TestMCPRunTask(t *testing.T) {
 // its end and the run's end, in that order, with rising progress.
 func checkProgressOrder(t *testing.T, h *mcpHarness, id string) {
 	t.Helper()
+	// The client handles notifications apart from the call's answer, so
+	// the last may still be on its way when the call returns.
+	end := "run " + id + ": done"
+	waitFor(t, 5*time.Second, "the run's end as progress", func() bool {
+		return slices.ContainsFunc(h.messages(), func(m string) bool { return strings.HasPrefix(m, end) })
+	})
 	msgs := h.messages()
 	want := []string{"run " + id + ": started", "agent 1 (pid 1) running", "agent 1 #1 click", "agent 1 (pid 1) done", "run " + id + ": done"}
 	at := 0
