@@ -44,6 +44,7 @@ func uiTypes() ([]byte, error) {
 	g.Types(
 		reflect.TypeFor[app.RunSummary](),
 		reflect.TypeFor[app.Replay](),
+		reflect.TypeFor[app.CheckRow](),
 		reflect.TypeFor[browser.TabInfo](),
 	)
 	g.Record("Events", "Events maps each namespaced Go → UI event to its payload.", []tsgen.Field{

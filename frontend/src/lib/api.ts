@@ -4,7 +4,7 @@
 import * as Go from '../../wailsjs/go/app/App'
 import { EventsOn } from '../../wailsjs/runtime/runtime'
 import { app, browser } from '../../wailsjs/go/models'
-import type { BrowserState, Card, Events, ProcInfo, Replay, RunSummary, RunView, TabInfo, TabsView } from './types.gen'
+import type { BrowserState, Card, CheckRow, Events, ProcInfo, Replay, RunSummary, RunView, TabInfo, TabsView } from './types.gen'
 
 // What Go sends the UI is typed in types.gen.ts, generated from the Go
 // types (tstypes_test.go fails when it is stale).
@@ -71,6 +71,8 @@ export const api = {
   answerAsk: (id: string, option: string) => call('answer', () => Go.AnswerAsk(id, option)),
   history: () => view<RunSummary[] | null>('history', () => Go.History()),
   replay: (id: string) => view<Replay>('replay', () => Go.Replay(id)),
+  /** doctor runs vroom doctor's checks (seconds: a model call, a browser launch each). */
+  doctor: () => view<CheckRow[]>('check', () => Go.Doctor()),
   liveEndpoint: () => call('live view', () => Go.LiveEndpoint()),
   pointer: (tab: string, ev: PointerInput) => call('pointer', () => Go.PointerInput(tab, ev)),
   key: (tab: string, ev: KeyInput) => call('key', () => Go.KeyInput(tab, ev)),

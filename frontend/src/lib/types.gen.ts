@@ -21,6 +21,16 @@ export interface Card {
   options?: string[]
 }
 
+/** app.CheckRow */
+export interface CheckRow {
+  name: string
+  ok: boolean
+  required: boolean
+  detail: string
+  fix?: string
+  ms: number
+}
+
 /** agents.Confirmation */
 export interface Confirmation {
   agent: string
