@@ -60,11 +60,16 @@ func (e *LeaseError) Error() string {
 func (e *LeaseError) Unwrap() error { return ErrTabLeased }
 
 // ActionError is returned when a target fails a pre-action check. Hit names
-// the element found at the click point when the target was covered.
+// the element found at the click point when the target was covered, and
+// Layer is the ref of the layer it belongs to (a popup, a cookie banner, a
+// chat bubble, a sticky header): ObserveOptions{Within: Layer} shows the
+// controls that close or answer it, so a caller can get it out of the way
+// without looking at the whole page again.
 type ActionError struct {
 	Ref    string
 	Reason string
 	Hit    string
+	Layer  string
 	// Err is the sentinel matched by errors.Is: ErrNotActionable, or
 	// ErrStaleRef when the element is gone.
 	Err error

@@ -153,12 +153,9 @@ func (t *Tab) insertText(ctx context.Context, text string) error {
 // the focus from it, and Chromium then inserts the text into the field
 // that had it); the text itself goes in as trusted input.
 func (t *Tab) fill(ctx context.Context, s *step) error {
-	var p prep
-	if err := t.call(ctx, s.w, "prepare", &p, s.a.Ref, true, true); err != nil {
+	p, err := t.prepare(ctx, s.w, s.a.Ref, true)
+	if err != nil {
 		return err
-	}
-	if p.Err != "" {
-		return prepError(s.a.Ref, p)
 	}
 	s.pointedAt(p)
 	if !p.Editable {

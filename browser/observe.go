@@ -470,6 +470,24 @@ func (o *Observation) Compact() string {
 	return sb.String()
 }
 
+// Brief renders part of a page observed Within (a layer over the target of
+// a refused action): its controls one a line and its text, without the
+// page's header lines, so it fits under an error.
+func (o *Observation) Brief() string {
+	var sb strings.Builder
+	for i := range o.Controls {
+		writeControl(&sb, &o.Controls[i])
+		sb.WriteByte('\n')
+	}
+	if o.Truncated {
+		fmt.Fprintf(&sb, "(and %d more in it)\n", o.Candidates-len(o.Controls))
+	}
+	if o.Text != "" {
+		fmt.Fprintf(&sb, "text: %s\n", o.Text)
+	}
+	return strings.TrimSuffix(sb.String(), "\n")
+}
+
 func writeControl(sb *strings.Builder, c *Control) {
 	sb.WriteString(c.Ref)
 	sb.WriteByte(' ')

@@ -91,12 +91,16 @@ type prep struct {
 	Type     string  `json:"type"`
 	Editable bool    `json:"editable"`
 	Role     string  `json:"role"`
+	// Layer is the ref of the layer covering the target (err "covered"),
+	// handed out from NextRef, the tab's ref counter after it.
+	Layer   string `json:"layer"`
+	NextRef int    `json:"nextRef"`
 	// FP is the page's state just before the input, after any scrolling.
 	FP *fingerprint `json:"fp"`
 }
 
 func prepError(ref string, p prep) error {
-	e := &ActionError{Ref: ref, Reason: p.Err, Hit: p.Hit}
+	e := &ActionError{Ref: ref, Reason: p.Err, Hit: p.Hit, Layer: p.Layer}
 	switch p.Err {
 	case "gone":
 		e.Reason = "the element is no longer on the page; observe again"
@@ -109,25 +113,53 @@ func prepError(ref string, p prep) error {
 	return e
 }
 
+// prepare runs the page's checks before an input on ref and scrolls it
+// into view; with focus, an editable target is focused and its content
+// selected. A refusal is an *ActionError; a covered target's names the
+// covering layer by a ref from the tab's one counter (refs stay unique
+// across frames), registered in the target's frame so ObserveOptions.Within
+// can show the layer's controls. Caller holds t.op.
+func (t *Tab) prepare(ctx context.Context, w *world, ref string, focus bool) (prep, error) {
+	var p prep
+	if err := t.call(ctx, w, "prepare", &p, ref, true, focus, t.nextRef); err != nil {
+		return p, err
+	}
+	if p.Err != "" {
+		t.noteLayer(ref, p)
+		return p, prepError(ref, p)
+	}
+	return p, nil
+}
+
+// noteLayer registers the covering layer's ref of a refusal, in the frame
+// of the target it covers (the hit test that found it ran there).
+func (t *Tab) noteLayer(ref string, p prep) {
+	if p.Layer == "" {
+		return
+	}
+	if loc, ok := t.refs[ref]; ok {
+		t.refs[p.Layer] = loc
+	}
+	t.nextRef = max(t.nextRef, p.NextRef)
+}
+
 // pointer moves to the target, checks again that nothing covers it (moving
 // can open an overlay), and returns the top-level point.
 func (t *Tab) pointer(ctx context.Context, w *world, off [2]float64, ref string) (prep, float64, float64, error) {
-	var p prep
-	if err := t.call(ctx, w, "prepare", &p, ref, true); err != nil {
+	p, err := t.prepare(ctx, w, ref, false)
+	if err != nil {
 		return p, 0, 0, err
-	}
-	if p.Err != "" {
-		return p, 0, 0, prepError(ref, p)
 	}
 	x, y := p.X+off[0], p.Y+off[1]
 	if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, 0); err != nil {
 		return p, 0, 0, err
 	}
 	var rc prep
-	if err := t.call(ctx, w, "recheck", &rc, ref, p.X, p.Y); err != nil {
+	if err := t.call(ctx, w, "recheck", &rc, ref, p.X, p.Y, t.nextRef); err != nil {
 		return p, 0, 0, err
 	}
 	if rc.Err != "" {
+		t.noteLayer(ref, rc)
 		return p, 0, 0, prepError(ref, rc)
 	}
 	return p, x, y, nil

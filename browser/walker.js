@@ -825,27 +825,77 @@
     return best;
   }
 
-  function hitOK(el, x, y) {
+  // hitAt is the element a press at x, y lands on, inside open shadow
+  // roots.
+  function hitAt(x, y) {
     let h = document.elementFromPoint(x, y);
     while (h && h.shadowRoot) {
       const inner = h.shadowRoot.elementFromPoint(x, y);
       if (!inner || inner === h) break;
       h = inner;
     }
-    if (!h) return { ok: false, hit: 'nothing' };
-    if (h === el || composedContains(el, h)) return { ok: true };
-    if (el.labels) for (const l of el.labels) if (l === h || composedContains(l, h)) return { ok: true };
+    return h;
+  }
+
+  // hits reports whether a press landing on h reaches el: h is el, in el,
+  // its label, or a small wrapper of it.
+  function hits(el, h) {
+    if (h === el || composedContains(el, h)) return true;
+    if (el.labels) for (const l of el.labels) if (l === h || composedContains(l, h)) return true;
     // A control inside a label that received the hit (a styled wrapper).
     const lab = h.closest && h.closest('label');
-    if (lab && lab.control === el) return { ok: true };
+    if (lab && lab.control === el) return true;
     // Custom controls often nest the hit target's parent.
-    if (composedContains(h, el) && h.getBoundingClientRect().width * h.getBoundingClientRect().height <= el.getBoundingClientRect().width * el.getBoundingClientRect().height * 1.5) return { ok: true };
+    return composedContains(h, el) && h.getBoundingClientRect().width * h.getBoundingClientRect().height <= el.getBoundingClientRect().width * el.getBoundingClientRect().height * 1.5;
+  }
+
+  function hitOK(el, x, y) {
+    const h = hitAt(x, y);
+    if (!h) return { ok: false, hit: 'nothing' };
+    if (hits(el, h)) return { ok: true };
     let desc = h.tagName.toLowerCase();
     if (h.id) desc += '#' + h.id;
     else if (h.className && typeof h.className === 'string') desc += '.' + h.className.trim().split(/\s+/).slice(0, 2).join('.');
     const nm = squash(h.getAttribute('aria-label') || h.textContent || '');
     if (nm) desc += ' "' + clip(nm, 40) + '"';
-    return { ok: false, hit: desc };
+    return { ok: false, hit: desc, layer: layerOf(h, el) };
+  }
+
+  // overlaid says whether n sits on a layer of its own above the page:
+  // fixed (always painted over the flow), or absolute or sticky with a
+  // z-index.
+  function overlaid(n) {
+    const cs = getComputedStyle(n);
+    return cs.position === 'fixed' || ((cs.position === 'absolute' || cs.position === 'sticky') && cs.zIndex !== 'auto');
+  }
+
+  // layerOf is the layer covering el where h was hit, the one whose
+  // controls get it out of the way: the outermost ancestor of h (not
+  // holding el) that is a dialog, aria-modal or overlaid, else h's
+  // topmost ancestor under <body> not holding el. A cookie banner, a
+  // newsletter backdrop without a role, a chat bubble and a sticky header
+  // are each one such layer, whatever their markup inside.
+  function layerOf(h, el) {
+    let best = null, top = null;
+    for (let n = h; n && n.nodeType === 1 && n !== document.body && n !== document.documentElement; n = parentOf(n)) {
+      if (el && composedContains(n, el)) break;
+      top = n;
+      const r = n.getAttribute('role');
+      if (r === 'dialog' || r === 'alertdialog' || n.tagName === 'DIALOG' || n.getAttribute('aria-modal') === 'true' || overlaid(n)) best = n;
+    }
+    return best || top;
+  }
+
+  // covered is the answer for a target covered at x, y. With next (the
+  // tab's ref counter) the covering layer gets a ref, so the caller can
+  // observe within it and show the controls that close it.
+  function covered(hit, x, y, next) {
+    const out = { err: 'covered', hit: hit.hit, x, y };
+    if (hit.layer && next > 0) {
+      const L = hit.layer;
+      [out.layer, out.nextRef] = refFor(L, keysOf(L, L.tagName, 'layer', '', positioner()), next, null);
+    }
+    return out;
   }
 
   // prepare checks a target and scrolls it into view; it returns the point
@@ -853,7 +903,9 @@
   //
   // With focus (typing), an editable target is then focused and its content
   // selected, so the text replaces it; the baseline is taken first.
-  function prepare(ref, scroll, focus) {
+  //
+  // next is the tab's ref counter: a covering layer gets a ref from it.
+  function prepare(ref, scroll, focus, next) {
     const el = resolve(ref);
     if (!el) return { err: 'gone' };
     if (!el.isConnected) return { err: 'detached' };
@@ -888,7 +940,7 @@
     if (v.right - v.left < 1 || v.bottom - v.top < 1) return { err: 'offscreen' };
     const x = (v.left + v.right) / 2, y = (v.top + v.bottom) / 2;
     const hit = hitOK(el, x, y);
-    if (!hit.ok) return { err: 'covered', hit: hit.hit, x, y };
+    if (!hit.ok) return covered(hit, x, y, next);
     // The baseline for the verdict is taken after our own scrolling, so
     // scrolling a target into view never counts as an effect.
     const editable = isEditable(el);
@@ -918,11 +970,11 @@
     return el.isContentEditable;
   }
 
-  function recheck(ref, x, y) {
+  function recheck(ref, x, y, next) {
     const el = resolve(ref);
     if (!el) return { err: 'gone' };
     const hit = hitOK(el, x, y);
-    return hit.ok ? {} : { err: 'covered', hit: hit.hit };
+    return hit.ok ? {} : covered(hit, x, y, next);
   }
 
   // formState digests every form control's state (value, checked,

@@ -1,0 +1,99 @@
+package browser
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestCoveredLayer: an action whose target is covered is refused with the
+// covering layer's ref, and observing within that ref gives the controls
+// that get it out of the way — for each kind of cover real sites have, not
+// one example: a cookie banner, a newsletter popup without a role, a chat
+// bubble, a sticky header.
+func TestCoveredLayer(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		kind string
+		want []string // controls of the layer
+		not  string   // a control of the page behind, not in the layer
+	}{
+		{"cookie", []string{"Accept all", "Reject all", "Preferences"}, "Apply"},
+		{"newsletter", []string{"Close", "Subscribe", "No thanks"}, "Apply"},
+		{"chat", []string{"Chat with us", "Hide chat"}, "Apply"},
+		{"header", []string{"Home", "Shop", "Menu"}, "Apply"},
+	}
+	for _, c := range cases {
+		t.Run(c.kind, func(t *testing.T) {
+			t.Parallel()
+			tab := openTab(t, "/covers.html")
+			ctx := tctx(t)
+			o, err := tab.Observe(ctx, ObserveOptions{Query: "Apply"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			apply := find(t, o, "button", "Apply")
+			eval[bool](t, tab, fmt.Sprintf("cover(%q) || true", c.kind))
+			_, err = tab.Click(ctx, apply.Ref)
+			var ae *ActionError
+			if !errors.As(err, &ae) || !errors.Is(err, ErrNotActionable) || ae.Layer == "" {
+				t.Fatalf("click under the %s: %v (%#v)", c.kind, err, ae)
+			}
+			if got := eval[string](t, tab, `document.getElementById('apply').textContent`); got != "Apply" {
+				t.Fatal("the covered button was clicked")
+			}
+			lo, err := tab.Observe(ctx, ObserveOptions{Within: ae.Layer, Limit: 12})
+			if err != nil {
+				t.Fatal(err)
+			}
+			brief := lo.Brief()
+			for _, w := range c.want {
+				find(t, lo, "", w)
+			}
+			if strings.Contains(brief, c.not) {
+				t.Fatalf("the layer holds the page behind it:\n%s", brief)
+			}
+			// Layer refs come from the tab's one counter: none repeats a
+			// control's.
+			for _, ctl := range append(o.Controls, lo.Controls...) {
+				if ctl.Ref == ae.Layer {
+					t.Fatalf("the layer's ref %s is also a control's", ae.Layer)
+				}
+			}
+			t.Logf("%s: %v\n%s", c.kind, ae, brief)
+		})
+	}
+}
+
+// TestCoveredTyping: typing into a covered field is refused the same way,
+// with the layer, and works once the layer is closed with its own control.
+func TestCoveredTyping(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/covers.html")
+	ctx := tctx(t)
+	o, err := tab.Observe(ctx, ObserveOptions{Query: "Coupon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := find(t, o, "textbox", "Coupon")
+	eval[bool](t, tab, `cover("newsletter") || true`)
+	_, err = tab.Type(ctx, field.Ref, "SAVE10", false)
+	var ae *ActionError
+	if !errors.As(err, &ae) || ae.Layer == "" {
+		t.Fatalf("type under the popup: %v", err)
+	}
+	lo, err := tab.Observe(ctx, ObserveOptions{Within: ae.Layer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Click(ctx, find(t, lo, "button", "No thanks").Ref); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Type(ctx, field.Ref, "SAVE10", false); err != nil {
+		t.Fatalf("type once the popup is gone: %v", err)
+	}
+	if got := eval[string](t, tab, `document.getElementById('field').value`); got != "SAVE10" {
+		t.Fatalf("the field holds %q", got)
+	}
+}
