@@ -204,7 +204,7 @@ func (e *executor) act(ctx context.Context, a Action, tc toolCall) toolOut {
 	o, err := e.tab.Act(ctx, a)
 	if err != nil {
 		e.logStep(tc, args, "error: "+err.Error(), false, "", 0)
-		return toolOut{text: fmt.Sprintf("error: %s: %v", shown, err)}
+		return actError(shown, err)
 	}
 	// A click can land anywhere a link points: the lists hold after the
 	// fact too, and the tab goes back.

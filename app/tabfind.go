@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"time"
@@ -16,7 +17,7 @@ import (
 // Describe tells the planner what the existing tab id shows, by title and
 // URL, without leasing it.
 func (p *Tabs) Describe(ctx context.Context, id string) (agents.TabInfo, error) {
-	t, err := p.b.Tab(id)
+	t, err := p.tab(id)
 	if err != nil {
 		return agents.TabInfo{}, fmt.Errorf("describe tab %s: %w", id, err)
 	}
@@ -74,7 +75,32 @@ func (a *agentTab) remember(cs []browser.Control, whole bool) {
 	}
 }
 
-// Wait waits in the page for w, or for quiet when w is empty. A timeout is
+// coverLimit bounds the covering layer's controls under a refused action:
+// enough for a popup's close, decline and form, few enough to stay compact.
+const coverLimit = 12
+
+// covered turns an action refused because a layer covers its target (a
+// popup, a cookie banner, a chat bubble, a sticky header) into an
+// agents.CoveredError carrying that layer's controls, with refs the safety
+// gate then knows: the model can close the layer in its next call instead
+// of spending one on looking. Any other error, or a layer that could not
+// be observed (the refusal stands on its own), is returned as it is.
+func (a *agentTab) covered(ctx context.Context, err error) error {
+	var ae *browser.ActionError
+	if !errors.As(err, &ae) || ae.Layer == "" {
+		return err
+	}
+	obs, oerr := a.t.Observe(a.ctx(ctx), browser.ObserveOptions{Within: ae.Layer, Limit: coverLimit, TextMax: 200})
+	if oerr != nil || len(obs.Controls) == 0 && obs.Text == "" {
+		return err
+	}
+	a.mu.Lock()
+	a.remember(obs.Controls, false)
+	a.mu.Unlock()
+	return &agents.CoveredError{Err: err, URL: obs.URL, Cover: forAgents(obs.Brief())}
+}
+
+// Wait waits in the page for w// Wait waits in the page for w, or for quiet when w is empty. A timeout is
 // an outcome with Met false.
 func (a *agentTab) Wait(ctx context.Context, w agents.WaitFor, timeout time.Duration) (agents.WaitOutcome, error) {
 	if err := a.loaded(ctx); err != nil {

@@ -23,6 +23,9 @@ const maxReadPage = 24000
 // Release or when the Tabs' context ends.
 type Tabs struct {
 	b *browser.Browser
+	// remote, when set, is where new tabs open (remote browsers, spread
+	// by load); b, which may then be nil, only holds tabs to attach.
+	remote *Endpoints
 	// ctx bounds every lease: when the run ends, its tabs are free again
 	// even if an executor never released them.
 	ctx  context.Context
@@ -61,7 +64,7 @@ func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 	// already at work are not starved.
 	var errs []error
 	for i := 0; i < need; i++ {
-		t, err := p.b.Open(ctx, "")
+		t, err := p.open(ctx, "")
 		p.mu.Lock()
 		p.pending--
 		late := p.closed
@@ -101,7 +104,7 @@ func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) 
 		return nil, fmt.Errorf("open tab for %s: %w", owner, err)
 	}
 	if t == nil {
-		if t, err = p.b.Open(ctx, url); t != nil {
+		if t, err = p.open(ctx, url); t != nil {
 			p.mu.Lock()
 			p.opened = append(p.opened, t)
 			p.mu.Unlock()
@@ -127,15 +130,44 @@ func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) 
 	return at, nil
 }
 
+// open opens a new tab: in the least-loaded remote browser when the run
+// has remote ones, else in b.
+func (p *Tabs) open(ctx context.Context, url string) (*browser.Tab, error) {
+	if p.remote != nil {
+		return p.remote.Open(ctx, url)
+	}
+	return p.b.Open(ctx, url)
+}
+
+// tab finds an existing tab by id: in b, then in the pool's browsers.
+func (p *Tabs) tab(id string) (*browser.Tab, error) {
+	if p.b != nil {
+		t, err := p.b.Tab(id)
+		if err == nil || p.remote == nil {
+			return t, err
+		}
+	}
+	if p.remote != nil {
+		return p.remote.Tab(id)
+	}
+	return nil, fmt.Errorf("tab %s: %w", id, browser.ErrTabClosed)
+}
+
 // fromPool takes a prewarmed tab, waiting for one Prewarm is opening
 // rather than opening yet another at the same time; nil when there is
-// none to have.
+// none to have. A prewarmed tab whose remote browser has died since is
+// passed over.
 func (p *Tabs) fromPool(ctx context.Context) (*browser.Tab, error) {
 	for {
 		p.mu.Lock()
-		if len(p.pool) > 0 {
+		for len(p.pool) > 0 {
 			t := p.pool[0]
 			p.pool = p.pool[1:]
+			if p.remote != nil {
+				if _, err := p.remote.Tab(t.ID()); err != nil {
+					continue
+				}
+			}
 			p.mu.Unlock()
 			return t, nil
 		}
@@ -160,7 +192,7 @@ func (p *Tabs) fromPool(ctx context.Context) (*browser.Tab, error) {
 // a logged-in session, a half-filled form). A tab someone else holds gives
 // an error wrapping browser.ErrTabLeased that names the holder.
 func (p *Tabs) Attach(ctx context.Context, owner, id string) (agents.Tab, error) {
-	t, err := p.b.Tab(id)
+	t, err := p.tab(id)
 	if err != nil {
 		return nil, fmt.Errorf("attach tab %s: %w", id, err)
 	}
@@ -394,7 +426,7 @@ func (a *agentTab) Act(ctx context.Context, act agents.Action) (agents.Outcome, 
 	}
 	r, err := a.t.Do(a.ctx(ctx), ba)
 	if err != nil {
-		return agents.Outcome{}, err
+		return agents.Outcome{}, a.covered(ctx, err)
 	}
 	if r.Navigated {
 		a.mu.Lock()

@@ -482,6 +482,9 @@ func (o *Observation) Brief() string {
 	if o.Truncated {
 		fmt.Fprintf(&sb, "(and %d more in it)\n", o.Candidates-len(o.Controls))
 	}
+	if len(o.Headings) > 0 {
+		fmt.Fprintf(&sb, "headings: %s\n", strings.Join(o.Headings, " | "))
+	}
 	if o.Text != "" {
 		fmt.Fprintf(&sb, "text: %s\n", o.Text)
 	}

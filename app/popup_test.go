@@ -1,0 +1,121 @@
+package app
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"vroom/internal/modeltest"
+)
+
+// popupSite serves testdata/flows/popup.html: a parcel tracker whose
+// newsletter popup (a fixed backdrop, no role) shows 300 ms after load,
+// once the site has answered /api/offer.
+type popupSite struct {
+	*httptest.Server
+	offer chan struct{} // closed: /api/offer answers
+	shown chan struct{} // closed when the page says the popup shows
+
+	mu     sync.Mutex
+	tracks []string
+}
+
+func newPopupSite(t testing.TB) *popupSite {
+	s := &popupSite{offer: make(chan struct{}), shown: make(chan struct{})}
+	var once sync.Once
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir("testdata/flows")))
+	mux.HandleFunc("GET /api/offer", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-s.offer:
+		case <-r.Context().Done():
+			return
+		}
+		fmt.Fprint(w, "10%")
+	})
+	mux.HandleFunc("POST /api/popup-shown", func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(s.shown) })
+	})
+	mux.HandleFunc("GET /track", func(w http.ResponseWriter, r *http.Request) {
+		code := r.FormValue("code")
+		s.mu.Lock()
+		s.tracks = append(s.tracks, code)
+		s.mu.Unlock()
+		fmt.Fprintf(w, "<!doctype html><title>Parcel %s</title><p>Parcel %s: out for delivery.</p>", code, code)
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// popupModel is a careful model tracking a parcel: it types into the
+// field it was shown; when that is refused it closes what covers the field
+// with a control the refusal itself showed ("No thanks"), then types
+// again. It acts only on refs it has seen.
+func popupModel(s *popupSite) func(r *modeltest.Request) (int, modeltest.Reply) {
+	var once sync.Once
+	return func(r *modeltest.Request) (int, modeltest.Reply) {
+		// The model thinks while the popup arrives: its first answer
+		// comes once the page has shown it, as a slower model's would.
+		once.Do(func() {
+			close(s.offer)
+			select {
+			case <-s.shown:
+			case <-time.After(10 * time.Second):
+			}
+		})
+		text, last := r.Text(), r.LastText()
+		switch {
+		case strings.Contains(last, "out for delivery"):
+			return 0, done("parcel AB123 is out for delivery", true)
+		case strings.HasPrefix(last, "error"):
+			e := ref(last, "button", "No thanks")
+			if e == "" {
+				return 0, done("something covers the field and I see no way to close it", false)
+			}
+			return 0, call("click", "ref", e)
+		}
+		e := ref(text, "textbox", "Tracking number")
+		if e == "" {
+			return 0, done("no tracking number field", false)
+		}
+		return 0, call("type", "ref", e, "text", "AB123", "submit", true)
+	}
+}
+
+// TestPopupOverField (issue 9): a newsletter popup covers the field the
+// model types into; the refusal carries the popup's controls with refs,
+// fenced as page data, so the model closes it and types again — at most
+// four executor calls (type, close, type, done), no observe.
+func TestPopupOverField(t *testing.T) {
+	s := newPopupSite(t)
+	h := newHarness(t, nil)
+	f := &flowTally{}
+	runFlow(t, h, "Track parcel AB123", s.URL+"/popup.html", f, popupModel(s))
+	s.mu.Lock()
+	tracks := append([]string(nil), s.tracks...)
+	s.mu.Unlock()
+	if len(tracks) != 1 || tracks[0] != "AB123" {
+		t.Fatalf("the site tracked %q, want AB123 once", tracks)
+	}
+	if n := f.total(); n > 4 {
+		t.Fatalf("%d executor calls, want at most 4: %v", n, f.calls)
+	}
+	if len(f.results) == 0 || !strings.HasPrefix(f.results[0], "error") {
+		t.Fatalf("the first type was not refused (the popup was not over the field):\n%v", f.results)
+	}
+	refused := f.results[0]
+	for _, want := range []string{"covered at its click point by div.nl-backdrop", "what covers it now", "<page_data", `button "No thanks"`, `button "×"`, `button "Get my code"`} {
+		if !strings.Contains(refused, want) {
+			t.Fatalf("the refusal lacks %q:\n%s", want, refused)
+		}
+	}
+	if strings.Contains(refused, "Tracking number") || len(refused) > 1500 {
+		t.Fatalf("the refusal is not just the popup (%d bytes):\n%s", len(refused), refused)
+	}
+	t.Logf("%d executor calls: %v\nthe refusal:\n%s", f.total(), f.calls, refused)
+}
