@@ -46,7 +46,7 @@ func Main(ctx context.Context, args []string, assets fs.FS, stdout, stderr io.Wr
 }
 
 func runApp(ctx context.Context, assets fs.FS, stderr io.Writer) int {
-	if err := checkDisplay(os.Getenv); err != nil {
+	if err := checkDisplay(os.Getenv); err != nil && !generatingBindings {
 		// One line, no stack trace: it is a setup question.
 		fmt.Fprintln(stderr, "vroom:", err)
 		return 1
