@@ -61,6 +61,9 @@ type runOptions struct {
 	JSON         bool
 	Voice        bool
 	PTT          bool
+	// Browsers are remote browsers' CDP endpoints (--browser, or the
+	// settings' list); empty: a Chromium on this computer.
+	Browsers []string
 }
 
 // parseRunArgs parses flags over the settings' values. Flags may come
@@ -95,6 +98,8 @@ func parseRunArgs(args []string, st Settings, stderr io.Writer) (runOptions, err
 	fs.BoolVar(&o.JSON, "json", false, "print events as JSON lines")
 	fs.BoolVar(&o.Voice, "voice", false, "speak agents' messages aloud (text-only when no sound server answers)")
 	fs.BoolVar(&o.PTT, "ptt", false, "push-to-talk with --voice: Enter starts talking to the agents, Enter again ends")
+	o.Browsers = slices.Clone(st.Browser.Endpoints)
+	fs.Func("browser", browserFlagUsage, o.browserFlag())
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -121,6 +126,9 @@ func parseRunArgs(args []string, st Settings, stderr io.Writer) (runOptions, err
 	}
 	if err := validateBaseURL(o.BaseURL); err != nil {
 		return o, fmt.Errorf("--base-url: %w", err)
+	}
+	if err := checkBrowsers(o.Browsers); err != nil {
+		return o, err
 	}
 	return o, o.checkModelAPI()
 }
@@ -234,19 +242,17 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 		fmt.Fprintf(stderr, "vroom run: %v\nrun 'vroom run -h' for help\n", err)
 		return 2
 	}
-	b := env.Browser
-	if b == nil {
-		// The browser outlives ctx's cancellation by the grace period, so
-		// the run's tabs can be closed in order. It starts in the
-		// background: the key lookup, the run log and the planner's first
-		// model call go on meanwhile (no tab is needed before a spawn,
-		// which waits for it); BenchmarkStartup.
-		b = browser.Start(context.WithoutCancel(ctx), o.browserOptions(env.DataDir))
-		defer closeBrowser(b, stderr)
+	b, pool, done, err := o.runBrowsers(ctx, env, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "vroom run:", err)
+		return 1
 	}
+	defer done()
 	// The run has its own lifetime: ctx's end (Ctrl-C) reaches it through
 	// Execute, which kills it in order and logs why.
-	run, err := BuildRun(context.WithoutCancel(ctx), o.spec(env, b, newEventPrinter(stdout, o.JSON), stderr))
+	spec := o.spec(env, b, newEventPrinter(stdout, o.JSON), stderr)
+	spec.Endpoints = pool
+	run, err := BuildRun(context.WithoutCancel(ctx), spec)
 	if err != nil {
 		if errors.Is(err, ErrNoAPIKey) {
 			err = fmt.Errorf("%w: set OPENAI_API_KEY, store one in the app's settings, or point --base-url at a local server", err)
@@ -256,7 +262,7 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 	}
 	// A start that failed before the run watched the browser; one that
 	// fails later ends the run through its BrowserClosed event.
-	if err := b.StartErr(); err != nil {
+	if err := startErr(b); err != nil {
 		fmt.Fprintln(stderr, "vroom run:", err)
 		if cerr := run.Close(); cerr != nil {
 			fmt.Fprintln(stderr, "vroom run:", cerr)

@@ -25,7 +25,7 @@ const closeGrace = 1500 * time.Millisecond
 
 // RunSpec is everything a run is built from, whichever face starts it: the
 // desktop (App.StartRun), `vroom run` and, later, `vroom mcp`. Zero fields
-// take the defaults noted; Task and Browser are required.
+// take the defaults noted; Task and Browser (or Endpoints) are required.
 type RunSpec struct {
 	// ID names the run and its log; empty picks agents.NewRunID.
 	ID   string
@@ -34,6 +34,10 @@ type RunSpec struct {
 	// executors in them.
 	Tabs    []string
 	Browser *browser.Browser
+	// Endpoints, when set, are the remote browsers the run's new tabs
+	// open in, each in the least-loaded one up (endpoints.go); Browser,
+	// which may then be nil, only holds tabs to attach.
+	Endpoints *Endpoints
 	// Settings give the base URL, the models, the budgets and the voices,
 	// with the face's own overrides (flags) already applied.
 	Settings Settings
@@ -130,6 +134,7 @@ func BuildRun(ctx context.Context, spec RunSpec) (*BuiltRun, error) {
 	b := &BuiltRun{ID: spec.ID, LogPath: filepath.Join(dir, spec.ID+".jsonl"), spec: spec, log: log, forwarded: make(chan struct{})}
 	b.ctx, b.cancel = context.WithCancel(ctx)
 	b.Tabs = NewTabs(b.ctx, spec.Browser, browser.ObserveOptions{})
+	b.Tabs.remote = spec.Endpoints
 	cfg := runConfig(spec, key)
 	cfg.Tabs, cfg.Log = goneTabs{b.Tabs}, log
 	if spec.Voice {
@@ -141,13 +146,19 @@ func BuildRun(ctx context.Context, spec RunSpec) (*BuiltRun, error) {
 			cfg.Voice = trackedSpeaker{speaker{b.Voice}, &b.said}
 		}
 	}
-	cfg.FailOnBrowserGone = spec.EndOnBrowserLoss
+	// With remote browsers a tab's browser dying ends only its agent;
+	// the run ends when none is left (watchEndpoints).
+	cfg.FailOnBrowserGone = spec.EndOnBrowserLoss && spec.Endpoints == nil
 	if spec.Edit != nil {
 		spec.Edit(&cfg)
 	}
 	b.Run = agents.NewRun(b.ctx, cfg)
 	b.forward(ctx)
-	watchBrowser(b.ctx, spec.Browser, b.Run, spec.EndOnBrowserLoss)
+	if spec.Endpoints != nil {
+		watchEndpoints(b.ctx, spec.Endpoints, b.Run, spec.EndOnBrowserLoss)
+	} else {
+		watchBrowser(b.ctx, spec.Browser, b.Run, spec.EndOnBrowserLoss)
+	}
 	if spec.Prewarm > 0 {
 		go b.prewarm(spec.Prewarm)
 	}

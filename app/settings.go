@@ -54,6 +54,9 @@ type Settings struct {
 	Budgets Budgets `json:"budgets"`
 	// Navigation is where agents may go.
 	Navigation Navigation `json:"navigation"`
+	// Browser is where agents' tabs open: this computer's Chromium, or
+	// remote browsers (endpoints_settings.go).
+	Browser BrowserSettings `json:"browser"`
 }
 
 // Navigation is where agents may take the person's browser. Hosts are
@@ -101,6 +104,7 @@ func DefaultSettings() Settings {
 			MaxRunCostUSD:    5,
 		},
 		Navigation: Navigation{AllowedHosts: []string{}, BlockedHosts: []string{}, AskBeforeLeaving: true},
+		Browser:    BrowserSettings{Endpoints: []string{}},
 	}
 }
 
@@ -153,6 +157,9 @@ func (s Settings) Validate() error {
 	}
 	if b.MaxAgents > 16 {
 		return &FieldError{"budgets.max_agents", fmt.Sprintf("at most 16 agents run at once (got %d)", b.MaxAgents)}
+	}
+	if err := s.Browser.validate(); err != nil {
+		return err
 	}
 	return s.Navigation.validate()
 }

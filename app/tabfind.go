@@ -100,7 +100,7 @@ func (a *agentTab) covered(ctx context.Context, err error) error {
 	return &agents.CoveredError{Err: err, URL: obs.URL, Cover: forAgents(obs.Brief())}
 }
 
-// Wait waits in the page for w// Wait waits in the page for w, or for quiet when w is empty. A timeout is
+// Wait waits in the page for w, or for quiet when w is empty. A timeout is
 // an outcome with Met false.
 func (a *agentTab) Wait(ctx context.Context, w agents.WaitFor, timeout time.Duration) (agents.WaitOutcome, error) {
 	if err := a.loaded(ctx); err != nil {

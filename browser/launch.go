@@ -53,6 +53,10 @@ type Options struct {
 	Flags map[string]any
 	// Logf receives diagnostic lines; nil discards them.
 	Logf func(format string, args ...any)
+
+	// resolved says RemoteURL is the WebSocket to dial as it is
+	// (ConnectEndpoint resolved it): chromedp must not rewrite it.
+	resolved bool
 }
 
 func (o *Options) defaults() {
@@ -144,7 +148,11 @@ func chromePaths(goos string, getenv func(string) string) (files, names []string
 func (b *Browser) allocator(parent context.Context) (context.Context, context.CancelFunc, error) {
 	o := b.opts
 	if o.RemoteURL != "" {
-		ctx, cancel := remote.NewAllocator(parent, o.RemoteURL, remote.WithDialTimeout(10*time.Second))
+		ropts := []remote.Option{remote.WithDialTimeout(10 * time.Second)}
+		if o.resolved {
+			ropts = append(ropts, remote.NoModifyURL)
+		}
+		ctx, cancel := remote.NewAllocator(parent, o.RemoteURL, ropts...)
 		return ctx, cancel, nil
 	}
 	path := o.ExecPath

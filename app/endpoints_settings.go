@@ -1,0 +1,48 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"vroom/browser"
+)
+
+// BrowserSettings say where agents' tabs open. With no endpoints, in the
+// Chromium Vroom launches on this computer; with some, in those remote
+// browsers, each new tab in the least-loaded one up (Endpoints).
+type BrowserSettings struct {
+	// Endpoints are remote browsers' CDP addresses: ws://host:port/…,
+	// wss://…?token=… (a browser service's key in the query), or
+	// http://host:port, resolved through its /json/version. Empty: this
+	// computer.
+	Endpoints []string `json:"endpoints"`
+}
+
+// Remote reports whether tabs open in remote browsers.
+func (b BrowserSettings) Remote() bool { return len(b.Endpoints) > 0 }
+
+// validate checks every endpoint's form (no request is made), naming the
+// field and the entry; a duplicate is an error too, since it would
+// double one browser's share of the tabs.
+func (b BrowserSettings) validate() error {
+	seen := map[string]bool{}
+	for i, e := range b.Endpoints {
+		field := fmt.Sprintf("browser.endpoints[%d]", i)
+		if err := browser.CheckEndpoint(e); err != nil {
+			return &FieldError{field, endpointMessage(err)}
+		}
+		key := strings.TrimRight(strings.TrimSpace(e), "/")
+		if seen[key] {
+			return &FieldError{field, fmt.Sprintf("%s is listed twice", browser.EndpointName(e))}
+		}
+		seen[key] = true
+	}
+	return nil
+}
+
+// endpointMessage is an endpoint's error without the sentinel's words,
+// which the field already says, and with the forms that work.
+func endpointMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), browser.ErrBadEndpoint.Error()+": ")
+	return msg + " (e.g. ws://127.0.0.1:9222/devtools/browser/…, wss://host?token=…, or http://host:9222)"
+}
