@@ -54,9 +54,8 @@ func RunDesktop(ctx context.Context, a *App, assets fs.FS) (err error) {
 				a.emitter = EmitterFunc(func(name string, data any) { runtime.EventsEmit(wctx, name, data) })
 			}
 			a.mu.Unlock()
-			// The browser starts first, in the background: the window
-			// does not wait for it.
-			a.startSession()
+			// The browser starts once the page has loaded (OnDomReady),
+			// in the background: the window does not wait for it.
 			a.startup(wctx)
 			go func() {
 				select {
@@ -66,6 +65,7 @@ func RunDesktop(ctx context.Context, a *App, assets fs.FS) (err error) {
 				}
 			}()
 		},
+		OnDomReady: func(context.Context) { a.startSessionOnce() },
 		OnShutdown: func(context.Context) { a.shutdown() },
 		Bind:       []any{a},
 		Linux: &linux.Options{
