@@ -123,9 +123,13 @@ func (a *App) buildRun(s *session, task string, tabs []string) (*activeRun, erro
 	a.mu.Lock()
 	st := a.settings
 	a.mu.Unlock()
+	remote, err := a.remoteBrowsers(s, st.Browser)
+	if err != nil {
+		return nil, err
+	}
 	r := &activeRun{id: agents.NewRunID(time.Now()), task: task, attach: tabs, done: make(chan struct{}), state: "running"}
 	built, err := BuildRun(s.ctx, RunSpec{
-		ID: r.id, Task: task, Tabs: tabs, Browser: b, Settings: st, DataDir: dir, Voice: !a.opts.TextOnly,
+		ID: r.id, Task: task, Tabs: tabs, Browser: b, Endpoints: remote, Settings: st, DataDir: dir, Voice: !a.opts.TextOnly,
 		Key: func(ctx context.Context) (string, error) {
 			k, _, err := a.secrets.APIKey(ctx)
 			return k, err

@@ -28,6 +28,10 @@ type session struct {
 	run      *activeRun
 	starting bool // a run is being built: another must not start meanwhile
 	closing  bool // stopSession began: no run may start
+
+	// remote is the pool of remote browsers runs open tabs in, when
+	// Settings list endpoints (endpoints_desk.go); it has its own lock.
+	remote remotePool
 }
 
 // startSession launches the browser in the background, so the window
@@ -35,13 +39,8 @@ type session struct {
 func (a *App) startSession() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &session{ctx: ctx, cancel: cancel, ready: make(chan struct{})}
-	live, err := newLiveServer(func(id string) (*browser.Tab, error) {
-		b, err := a.browserNow()
-		if err != nil {
-			return nil, err
-		}
-		return b.Tab(id)
-	})
+	// An agent's tab may be in a remote browser: findTab looks there too.
+	live, err := newLiveServer(a.findTab)
 	if err != nil {
 		a.log.Error("live view server", "err", err)
 	}

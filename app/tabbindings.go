@@ -201,10 +201,8 @@ func (a *App) KeyInput(tabID string, ev browser.KeyInput) error {
 	return t.ForwardKey(browser.WithOwner(ctx, a.inputOwner(tabID)), ev)
 }
 
+// userTab is the tab the person's input goes to: the session's own, or
+// an agent's in a remote browser (take-over).
 func (a *App) userTab(id string) (*browser.Tab, error) {
-	b, err := a.browserNow()
-	if err != nil {
-		return nil, err
-	}
-	return b.Tab(id)
+	return a.findTab(id)
 }

@@ -46,6 +46,9 @@ func parseEndpoint(raw string) (*url.URL, error) {
 	if raw == "" {
 		return nil, fmt.Errorf("%w: empty", ErrBadEndpoint)
 	}
+	if !strings.Contains(raw, "://") {
+		return nil, fmt.Errorf("%w: %s has no scheme: want ws://, wss://, http:// or https://", ErrBadEndpoint, EndpointName(raw))
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url's error repeats the address, which may hold a token.
@@ -91,9 +94,9 @@ func EndpointName(raw string) string {
 		}
 	}
 	if hidden {
-		u.RawQuery = strings.ReplaceAll(q.Encode(), "%2A%2A%2A", "***")
+		u.RawQuery = q.Encode()
 	}
-	return u.String()
+	return strings.ReplaceAll(u.String(), "%2A%2A%2A", "***")
 }
 
 // ResolveEndpoint returns the WebSocket URL to dial for raw. A ws:// or
@@ -208,7 +211,52 @@ func ConnectEndpoint(ctx context.Context, raw string, opts Options) (*Browser, e
 	opts.RemoteURL, opts.resolved = ws, true
 	b, err := Launch(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("connect %s: %w", EndpointName(raw), err)
+		// chromedp's dial error quotes the URL, credentials and all.
+		return nil, &redactedError{fmt.Errorf("connect %s: %w", EndpointName(raw), err), append(secretsOf(raw), secretsOf(ws)...)}
 	}
 	return b, nil
 }
+
+// secretsOf lists the credentials in an endpoint's address: the values of
+// its credential-like query parameters and its password.
+func secretsOf(raw string) []string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if p, ok := u.User.Password(); ok && p != "" {
+		out = append(out, p)
+	}
+	for k, vs := range u.Query() {
+		for _, s := range secretParams {
+			if strings.EqualFold(k, s) {
+				for _, v := range vs {
+					if v != "" {
+						out = append(out, v, url.QueryEscape(v))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// redactedError is an error whose text has an endpoint's credentials
+// replaced by "***"; errors.Is and errors.As see the error under it.
+type redactedError struct {
+	err     error
+	secrets []string
+}
+
+// Error is the wrapped error's text without the credentials.
+func (e *redactedError) Error() string {
+	s := e.err.Error()
+	for _, sec := range e.secrets {
+		s = strings.ReplaceAll(s, sec, "***")
+	}
+	return s
+}
+
+// Unwrap returns the error with the credentials in its text.
+func (e *redactedError) Unwrap() error { return e.err }
