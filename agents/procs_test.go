@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,40 +83,45 @@ func TestWaitAnyAllTimeout(t *testing.T) {
 	}
 }
 
-// TestParallelExecutors: three sub-tasks run at once; their steps
-// interleave in the run log and the run takes less than 1.5x its slowest
-// executor alone.
+// TestParallelExecutors: three sub-tasks run at once — each executor's
+// first model call waits until all three are in theirs, which serial
+// executors would never reach — and their steps interleave in the run log.
+// No time is compared: the machine may be loaded.
 func TestParallelExecutors(t *testing.T) {
 	t.Parallel()
-	const delay = 250 * time.Millisecond // model time dominates, as with a real model
-	script := func(tr *testRun, tasks ...string) {
-		tr.srv.Script("planner", plannerScript(tasks...))
-		for _, task := range tasks {
-			tr.srv.Script("executor", modeltest.Step{Times: -1, Match: modeltest.SystemContains("Your task: " + task),
-				Func: func(r *modeltest.Request) modeltest.Reply {
-					if r.ToolResults() >= 3 {
-						return modeltest.Slow(delay, done(task+" finished", true))
-					}
-					return modeltest.Slow(delay, modeltest.Call("scroll", map[string]any{"direction": "down"}))
-				}})
-		}
-	}
-	alone := newTestRun(t, nil)
-	script(alone, "site one")
-	start := time.Now()
-	alone.execute(t, "one site")
-	single := time.Since(start)
-
+	const delay = 50 * time.Millisecond // model time dominates, as with a real model
+	tasks := []string{"site one", "site two", "site three"}
+	var arrived sync.WaitGroup
+	arrived.Add(len(tasks))
+	all := make(chan struct{})
+	go func() { arrived.Wait(); close(all) }()
 	tr := newTestRun(t, nil)
-	script(tr, "site one", "site two", "site three")
-	start = time.Now()
+	tr.srv.Script("planner", plannerScript(tasks...))
+	for _, task := range tasks {
+		tr.srv.Script("executor", modeltest.Step{Times: -1, Match: modeltest.SystemContains("Your task: " + task),
+			Func: func(r *modeltest.Request) modeltest.Reply {
+				switch n := r.ToolResults(); {
+				case n == 0:
+					arrived.Done()
+					select {
+					case <-all:
+					case <-time.After(30 * time.Second):
+						return done(task+": the others never started", false)
+					}
+				case n >= 3:
+					return modeltest.Slow(delay, done(task+" finished", true))
+				}
+				return modeltest.Slow(delay, modeltest.Call("scroll", map[string]any{"direction": "down"}))
+			}})
+	}
 	res := tr.execute(t, "three sites")
-	all := time.Since(start)
 	if !res.Success || len(res.Procs) != 3 {
 		t.Fatalf("%+v", res)
 	}
-	if all > single*3/2 {
-		t.Fatalf("three executors took %v, one alone %v: not parallel", all, single)
+	for _, p := range res.Procs {
+		if !p.Success {
+			t.Fatalf("not parallel: %+v", p)
+		}
 	}
 	// Interleaving: the steps in log order are not grouped by agent.
 	var order []int
@@ -133,7 +139,6 @@ func TestParallelExecutors(t *testing.T) {
 	if len(order) != 9 || switches < 4 {
 		t.Fatalf("steps by pid in log order %v: not interleaved", order)
 	}
-	t.Logf("one executor alone %v, three in parallel %v", single, all)
 }
 
 func TestRoomSpeakVoiceFailureFallsBackToText(t *testing.T) {
