@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/browser"
 	"vroom/internal/modeltest"
 )
 
@@ -118,4 +120,53 @@ func TestPopupOverField(t *testing.T) {
 		t.Fatalf("the refusal is not just the popup (%d bytes):\n%s", len(refused), refused)
 	}
 	t.Logf("%d executor calls: %v\nthe refusal:\n%s", f.total(), f.calls, refused)
+}
+
+// TestSkillsDialogBlocksPage (issue 9): on the skills fixture, once "Add
+// skill" opens its dialog (a role=dialog on a fixed backdrop, no
+// aria-modal), the view offers the dialog's controls and not the 180 of
+// the feed behind it, which it counts as blocked; the typeahead's
+// suggestions, drawn over the dialog from outside it, stay offered.
+func TestSkillsDialogBlocksPage(t *testing.T) {
+	needBrowser(t)
+	s := newFlowSite(t)
+	ctx := tctx(t)
+	tab, err := testBrowser.Open(ctx, s.URL+"/skills.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tab.Close(context.WithoutCancel(ctx)) })
+	o, err := tab.Observe(ctx, browser.ObserveOptions{Query: "Add skill"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Click(ctx, ref(o.Compact(), "button", "Add skill")); err != nil {
+		t.Fatal(err)
+	}
+	o, err = tab.Observe(ctx, browser.ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := o.Compact()
+	if o.Blocked < 180 || !strings.Contains(view, "the page behind the dialog is blocked") || strings.Contains(view, "Like post") {
+		t.Fatalf("the view with the dialog open:\n%s", view)
+	}
+	skill := ref(view, "combobox", "Skill")
+	if skill == "" || ref(view, "button", "Cancel") == "" {
+		t.Fatalf("the dialog's controls are not offered:\n%s", view)
+	}
+	r, err := tab.Type(ctx, skill, "Go", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Wait(ctx, browser.WaitFor{Query: "Golang Web Services"}, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	o, err = tab.Observe(ctx, browser.ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if view = o.Compact(); exactRef(view, "option", "Go") == "" {
+		t.Fatalf("the suggestions over the dialog are not offered (type: %v):\n%s", r, view)
+	}
 }

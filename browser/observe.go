@@ -77,6 +77,9 @@ type Control struct {
 	// InView reports whether the control intersects the viewport.
 	InView   bool `json:"inView"`
 	InDialog bool `json:"inDialog,omitempty"`
+	// Blocked marks a control behind an open modal that a person cannot
+	// reach until it closes; only a query returns such controls.
+	Blocked bool `json:"blocked,omitempty"`
 	// Sensitive marks password, card, CVV and one-time-code fields; their
 	// Value is always "***".
 	Sensitive bool     `json:"sensitive,omitempty"`
@@ -97,11 +100,16 @@ type Observation struct {
 	Title   string `json:"title"`
 	Dialog  string `json:"dialog,omitempty"`
 	// DialogRef is the open dialog's ref, for ObserveOptions.Within.
-	DialogRef string    `json:"dialogRef,omitempty"`
-	Headings  []string  `json:"headings,omitempty"`
-	Text      string    `json:"text,omitempty"`
-	TextCut   bool      `json:"textTruncated,omitempty"`
-	Controls  []Control `json:"controls"`
+	DialogRef string `json:"dialogRef,omitempty"`
+	// Blocked counts the controls behind an open modal (a modal dialog,
+	// or a backdrop over the page, role or not): a person cannot reach
+	// them until it closes, so the frontier leaves them out and a query
+	// returns them last, marked.
+	Blocked  int       `json:"blocked,omitempty"`
+	Headings []string  `json:"headings,omitempty"`
+	Text     string    `json:"text,omitempty"`
+	TextCut  bool      `json:"textTruncated,omitempty"`
+	Controls []Control `json:"controls"`
 	// Candidates counts every control that matched before the cut, so a
 	// short list is never mistaken for the whole page.
 	Candidates int    `json:"candidates"`
@@ -128,6 +136,7 @@ type frameObs struct {
 	SY         float64   `json:"sy"`
 	Dialog     string    `json:"dialog"`
 	DialogRef  string    `json:"dialogRef"`
+	Blocked    int       `json:"blocked"`
 	Candidates int       `json:"candidates"`
 	Controls   []Control `json:"controls"`
 	Headings   []string  `json:"headings"`
@@ -319,7 +328,7 @@ type merge struct {
 }
 
 // placed is a control with its rank group: the open dialog's, then the
-// viewport's, then the rest.
+// viewport's, then the rest, then those blocked behind a modal.
 type placed struct {
 	c     Control
 	group int
@@ -334,7 +343,7 @@ func (m *merge) addFrame(fo *frameObs, top bool) {
 		return
 	}
 	m.vw, m.vh = fo.VW, fo.VH
-	obs.URL, obs.Title, obs.Dialog, obs.DialogRef = fo.URL, fo.Title, fo.Dialog, fo.DialogRef
+	obs.URL, obs.Title, obs.Dialog, obs.DialogRef, obs.Blocked = fo.URL, fo.Title, fo.Dialog, fo.DialogRef, fo.Blocked
 	obs.Headings, obs.Text, obs.TextCut = fo.Headings, fo.Text, fo.TextCut
 	obs.Viewport = [2]int{int(fo.VW), int(fo.VH)}
 	obs.Scroll = [2]int{int(fo.SX), int(fo.SY)}
@@ -349,9 +358,12 @@ func (m *merge) addControl(c Control, off [2]float64, top bool) {
 		c.InView = c.InView && x+bw > 0 && y+bh > 0 && x < m.vw && y < m.vh
 	}
 	g := 2
-	if c.InDialog {
+	switch {
+	case c.Blocked:
+		g = 3
+	case c.InDialog:
 		g = 0
-	} else if c.InView {
+	case c.InView:
 		g = 1
 	}
 	m.all = append(m.all, placed{c, g})
@@ -436,13 +448,18 @@ func (o *Observation) Compact() string {
 	case o.Dialog != "":
 		fmt.Fprintf(&sb, "dialog %q (its controls first)\n", o.Dialog)
 	}
+	if o.Blocked > 0 {
+		fmt.Fprintf(&sb, "the page behind the dialog is blocked: %d controls there cannot be used until it is closed\n", o.Blocked)
+	}
 	if len(o.Headings) > 0 {
 		sb.WriteString("headings: ")
 		sb.WriteString(strings.Join(o.Headings, " | "))
 		sb.WriteByte('\n')
 	}
 	fmt.Fprintf(&sb, "controls %d of %d candidates", len(o.Controls), o.Candidates)
-	if o.Truncated {
+	// Controls blocked behind a modal are counted, not listed: the line
+	// above says why, and no search would make them usable.
+	if o.Truncated && o.Candidates-o.Blocked > len(o.Controls) {
 		sb.WriteString(" (more exist: call observe with query or roles)")
 	}
 	if o.Unobserved > 0 {
@@ -526,6 +543,9 @@ func writeControl(sb *strings.Builder, c *Control) {
 	}
 	if !c.InView {
 		st = append(st, "offscreen")
+	}
+	if c.Blocked {
+		st = append(st, "blocked by the dialog")
 	}
 	if len(st) > 0 {
 		sb.WriteString(" [")

@@ -353,6 +353,59 @@
     return best;
   }
 
+  // modalLayer is what blocks the page behind it, or null: a modal
+  // <dialog> (showModal), a dialog marked aria-modal, or a backdrop over
+  // the viewport: the outermost overlaid layer (overlaid) at the
+  // viewport's centre, covering 90% of it and hit at its four corners too
+  // (a newsletter popup's backdrop, a dialog's overlay, with or without a
+  // role). Five hit tests: cheap next to the walk.
+  function modalLayer(dlg) {
+    if (dlg && ((dlg.tagName === 'DIALOG' && dlg.matches(':modal')) || dlg.getAttribute('aria-modal') === 'true')) return dlg;
+    const vw = document.documentElement.clientWidth || innerWidth, vh = document.documentElement.clientHeight || innerHeight;
+    if (vw < 32 || vh < 32) return null;
+    let L = null;
+    for (let n = hitAt(vw / 2, vh / 2); n && n.nodeType === 1 && n !== document.body && n !== document.documentElement; n = parentOf(n)) {
+      if (overlaid(n)) L = n;
+    }
+    if (!L) return null;
+    const r = L.getBoundingClientRect();
+    if (r.width < vw * 0.9 || r.height < vh * 0.9) return null;
+    for (const [x, y] of [[4, 4], [vw - 5, 4], [4, vh - 5], [vw - 5, vh - 5]]) {
+      const h = hitAt(x, y);
+      if (!h || !composedContains(L, h)) return null;
+    }
+    return L;
+  }
+
+  // markBlocked marks the candidates a person cannot reach while modal is
+  // open: outside it, and off-screen or covered at their centre (a
+  // suggestion list drawn over the modal from outside it is reachable).
+  // Those inside it rank as the dialog's. It returns how many are blocked
+  // and how many are inside.
+  function markBlocked(modal, cands, vw, vh) {
+    let n = 0, inside = 0;
+    for (const c of cands) {
+      if (composedContains(modal, c.el)) { c.inDlg = true; inside++; continue; }
+      let ok = false;
+      if (c.inView) {
+        const x = Math.min(Math.max(c.r.left + c.r.width / 2, 1), vw - 1), y = Math.min(Math.max(c.r.top + c.r.height / 2, 1), vh - 1);
+        const h = hitAt(x, y);
+        ok = !!h && hits(c.el, h);
+      }
+      if (!ok) { c.blocked = true; n++; }
+    }
+    return [n, inside];
+  }
+
+  // dialogName names the open dialog; a backdrop without a role (layer)
+  // by its heading or first words.
+  function dialogName(dlg, layer) {
+    const nm = clip(nameOf(dlg, dlg.tagName, 'dialog'), 80);
+    if (nm || !layer) return nm || 'dialog';
+    const h = dlg.querySelector('h1,h2,h3');
+    return clip((h && squash(h.textContent)) || proseOf(dlg, 80).text, 80) || 'dialog';
+  }
+
   // Per-observation index of each parent's children by tag, so a control's
   // nth-of-type position is found without rescanning its earlier siblings
   // (the quadratic trap on a row of 5,000 buttons).
@@ -646,7 +699,11 @@
     // Within keeps one element's subtree (a dialog, a card).
     const root = o.within ? resolve(o.within) : document.documentElement;
     if (!root) return { err: 'gone', nextRef: o.nextRef };
-    const dlg = activeDialog();
+    const dlg0 = activeDialog();
+    // A modal (a modal dialog, or a backdrop over the page) blocks the page
+    // behind it; a look within one subtree is not about the page.
+    let modal = o.within ? null : modalLayer(dlg0);
+    let dlg = dlg0 && (!modal || composedContains(modal, dlg0)) ? dlg0 : modal;
     const raw = [];
     const heads = [];
     noteGeo(S.io.takeRecords());
@@ -690,17 +747,35 @@
       c.r = r; c.inView = inView; c.inDlg = inDlg; c.viaLabel = viaLabel; c.checked = checked; c.order = order++;
       cands.push(c);
     }
+    let [blocked, inside] = modal ? markBlocked(modal, cands, vw, vh) : [0, 0];
+    if (modal && (!blocked || !inside) && modal !== dlg0) {
+      // A layer over the viewport that hides nothing (an app drawn in one
+      // fixed box) is the page itself, not a modal; one with nothing to
+      // press (a veil while the page loads) offers no way on, so the page
+      // stays in view and an action on it is refused with what covers it.
+      blocked = 0;
+      for (const c of cands) c.blocked = false;
+      dlg = dlg0;
+      for (const c of cands) c.inDlg = dlg ? composedContains(dlg, c.el) : false;
+      modal = null;
+    }
 
     // A query searches every candidate, in view or not: the best
     // matches of each rank group come first.
     let pool = cands;
+    // Controls a person cannot reach while the modal is open are not
+    // offered, unless a query asks for them (then they rank last, marked).
+    // They still count as the page's candidates (Go's Compact says why
+    // they are not listed).
+    const unlisted = blocked && !query && !o.all ? blocked : 0;
+    if (unlisted) pool = cands.filter((c) => !c.blocked);
     if (query) {
       const cache = new Map();
       pool = cands.filter((c) => (c.score = matchScore(c, query, cache)) > 0);
       pool.sort((a, b) => b.score - a.score || a.order - b.order);
     }
     const dist = (c) => (c.r.top >= vh ? c.r.top - vh : c.r.top + c.r.height <= 0 ? -(c.r.top + c.r.height) : 0) + (c.r.left >= vw ? c.r.left - vw : c.r.left + c.r.width <= 0 ? -(c.r.left + c.r.width) : 0);
-    const group = (c) => (c.inDlg ? 0 : c.inView ? 1 : 2);
+    const group = (c) => (c.blocked ? 3 : c.inDlg ? 0 : c.inView ? 1 : 2);
     // Only the selected few are sorted fully; everything else is counted.
     let chosen;
     let dropped = 0;
@@ -710,8 +785,8 @@
     } else {
       // Style checks (visibility, opacity) run only on the controls about
       // to be chosen; hidden ones are dropped from the count as found.
-      const g0 = [], g1 = [], g2 = [];
-      for (const c of pool) (c.inDlg ? g0 : c.inView ? g1 : g2).push(c);
+      const g0 = [], g1 = [], g2 = [], g3 = [];
+      for (const c of pool) (c.blocked ? g3 : c.inDlg ? g0 : c.inView ? g1 : g2).push(c);
       chosen = [];
       const take = (list) => {
         for (const c of list) {
@@ -725,6 +800,7 @@
         g2.sort((a, b) => (b.score || 0) - (a.score || 0) || dist(a) - dist(b) || a.order - b.order);
         take(g2);
       }
+      if (chosen.length < limit) take(g3);
     }
     chosen.sort((a, b) => group(a) - group(b) || (b.score || 0) - (a.score || 0) || (group(a) === 2 ? dist(a) - dist(b) : 0) || a.order - b.order);
     for (const c of chosen) {
@@ -753,6 +829,7 @@
         inView: c.inView,
       };
       if (c.inDlg) ctl.inDialog = true;
+      if (c.blocked) ctl.blocked = true;
       if (sens) ctl.sensitive = true;
       if (c.tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) ctl.checked = el.indeterminate ? 'mixed' : String(el.checked);
       else if (el.hasAttribute('aria-checked')) ctl.checked = el.getAttribute('aria-checked');
@@ -790,8 +867,8 @@
     }
     return {
       url: location.href, title: document.title, vw, vh, sx: scrollX, sy: scrollY,
-      dialog: dlg ? clip(nameOf(dlg, dlg.tagName, 'dialog'), 80) || 'dialog' : '', dialogRef,
-      candidates: pool.length - dropped, controls, headings: heads, text, textCut, nextRef: next,
+      dialog: dlg ? dialogName(dlg, dlg !== dlg0) : '', dialogRef, blocked,
+      candidates: pool.length - dropped + unlisted, controls, headings: heads, text, textCut, nextRef: next,
       walkMs: performance.now() - t0,
     };
   }
