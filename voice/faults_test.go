@@ -27,10 +27,61 @@ func TestFaultServerKilledThenClose(t *testing.T) {
 		return
 	}
 	sock, pid := faultPulse(t)
+	runFaultChild(t, "^TestFaultServerKilledThenClose$", sock, func() { syscall.Kill(pid, syscall.SIGKILL) })
+}
+
+// A healthy server whose sink was idle (a null sink nobody reads: it works
+// in blocks of up to 2 s) may take over a second to call a new stream back
+// the first time. That is a slow start, not a lost device: the message
+// plays whole.
+func TestFaultIdleSinkIsNotLost(t *testing.T) {
+	if os.Getenv("VOICE_FAULT_CHILD") == "1" {
+		idleChild()
+		return
+	}
+	sock, _ := faultPulse(t)
+	runFaultChild(t, "^TestFaultIdleSinkIsNotLost$", sock, func() {})
+}
+
+func idleChild() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	v, err := New(ctx, Config{BaseURL: os.Getenv("VOICE_TTS_URL"), APIKey: "test", Backend: BackendPulse})
+	if err != nil {
+		fmt.Printf("FAIL New: %v\n", err)
+		os.Exit(1)
+	}
+	defer v.Close()
+	for i := range 2 {
+		start := time.Now()
+		p, err := v.Say(ctx, "agent-1", "tone 440 1500ms")
+		if err != nil {
+			fmt.Printf("FAIL Say: %v\n", err)
+			os.Exit(1)
+		}
+		select {
+		case <-p.Done():
+		case <-time.After(10 * time.Second):
+			fmt.Println("FAIL the message never ended")
+			os.Exit(1)
+		}
+		fmt.Printf("message %d: %v played in %v, interrupted %v, err %v\n", i+1, p.Played(), time.Since(start).Round(time.Millisecond), p.Interrupted(), p.Err())
+		if p.Interrupted() || p.Err() != nil || p.Played() < 1400*time.Millisecond {
+			fmt.Println("FAIL the message was cut on a healthy server")
+		}
+	}
+	os.Exit(0)
+}
+
+// runFaultChild runs the test binary's test run as a child on the private
+// server sock, calling at once it prints PLAYING, and fails on its FAIL
+// lines.
+func runFaultChild(t *testing.T, run, sock string, at func()) {
+	t.Helper()
 	srv := newSpeechServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	child := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestFaultServerKilledThenClose$", "-test.count=1")
+	child := exec.CommandContext(ctx, os.Args[0], "-test.run="+run, "-test.count=1")
 	child.Env = append(os.Environ(), "VOICE_FAULT_CHILD=1", "PULSE_SERVER=unix:"+sock, "VOICE_TTS_URL="+srv.url())
 	out, err := child.StdoutPipe()
 	if err != nil {
@@ -46,7 +97,7 @@ func TestFaultServerKilledThenClose(t *testing.T) {
 		line := lines.Text()
 		t.Logf("child: %s", line)
 		if line == "PLAYING" {
-			syscall.Kill(pid, syscall.SIGKILL)
+			at()
 		}
 		if strings.HasPrefix(line, "FAIL") {
 			t.Error(line)
@@ -102,7 +153,11 @@ func faultChild() {
 		fmt.Printf("FAIL Say: %v\n", err)
 		os.Exit(1)
 	}
-	// Say returns once the message plays: the kill lands mid-message.
+	// The kill lands mid-message, once the device is calling back (a
+	// device that never did is given firstBeatAfter instead).
+	if !beating(v, 20, 10*time.Second) {
+		fmt.Println("FAIL the device never called back")
+	}
 	fmt.Println("PLAYING")
 	killed := time.Now()
 	select {
@@ -116,6 +171,21 @@ func faultChild() {
 	}
 	faultAfterDeath(ctx, v)
 	os.Exit(0)
+}
+
+// beating waits until the playback device has called back n times, for at
+// most d.
+func beating(v *Voice, n uint64, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for v.player.periods.Load() < n {
+		if time.Now().After(deadline) {
+			return false
+		}
+		<-tick.C
+	}
+	return true
 }
 
 // faultAfterDeath checks a Voice whose server died: Say and Unmute fail

@@ -108,6 +108,7 @@ type player struct {
 	lastBusy time.Time
 	beat     uint64    // periods at lastBeat
 	lastBeat time.Time // when the device last called back
+	beating  bool      // the device has called back since it opened
 	micOpen  bool
 	closed   bool
 }
@@ -159,6 +160,13 @@ func (pl *player) signal() {
 // server dies: miniaudio neither stops the device nor reports it.
 const stallAfter = time.Second
 
+// firstBeatAfter is how long a newly opened device may take to call back
+// the first time before it counts as lost. A healthy server whose sink was
+// idle (a null sink nobody reads, a suspended card) starts a new stream in
+// blocks of up to 2 s: with stallAfter alone, the first message after a
+// quiet spell was cut after 10 ms as "device stopped".
+const firstBeatAfter = 3 * time.Second
+
 // run pumps until ctx ends. The ticker catches a device that went quiet,
 // since a dead device no longer wakes the pump.
 func (pl *player) run(ctx context.Context) {
@@ -185,9 +193,13 @@ func (pl *player) run(ctx context.Context) {
 func (pl *player) pump() error {
 	now := time.Now()
 	if pl.dev != nil {
+		limit := stallAfter
+		if !pl.beating {
+			limit = firstBeatAfter
+		}
 		if n := pl.periods.Load(); n != pl.beat {
-			pl.beat, pl.lastBeat = n, now
-		} else if now.Sub(pl.lastBeat) > stallAfter {
+			pl.beat, pl.lastBeat, pl.beating = n, now, true
+		} else if now.Sub(pl.lastBeat) > limit {
 			pl.lost.Store(true)
 		}
 	}
@@ -232,7 +244,7 @@ func (pl *player) pump() error {
 		return err
 	}
 	pl.dev = dev
-	pl.beat, pl.lastBeat = pl.periods.Load(), now
+	pl.beat, pl.lastBeat, pl.beating = pl.periods.Load(), now, false
 	return nil
 }
 
