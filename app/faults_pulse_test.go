@@ -86,7 +86,7 @@ func TestFaultSoundServerKilledMidMessage(t *testing.T) {
 	select {
 	case <-e.heard:
 	case err := <-r.exited:
-		t.Fatalf("vroom run exited before speaking: %v\n%s", err, r.err.String())
+		t.Fatalf("vroom run exited before speaking: %v\nstdout:\n%s\nstderr:\n%s", err, r.out.String(), r.err.String())
 	case <-time.After(40 * time.Second):
 		t.Fatal("the message was never heard")
 	}

@@ -232,13 +232,13 @@ func firstRecord(t *testing.T, recs []agents.LogRecord, ev agents.LogEvent) agen
 	return agents.LogRecord{}
 }
 
-// TestFaultVoiceLastMessageFinishes: the planner says a 2.5 s message and
+// TestFaultVoiceLastMessageFinishes: the planner says a 1.5 s message and
 // finishes at once; vroom run exits only once the message has played to
 // its end, within speechGrace of the run's end.
 func TestFaultVoiceLastMessageFinishes(t *testing.T) {
 	needBrowser(t)
 	testenv.NeedPulse(t)
-	const long = 2500 * time.Millisecond
+	const long = 1500 * time.Millisecond
 	srv := modeltest.New(t)
 	toneSpeech(srv, map[string]tone{"last word": {freq: 700, d: long}})
 	srv.Then("planner", call("speak", "text", "This is my last word."), done("said it", true))
@@ -252,7 +252,12 @@ func TestFaultVoiceLastMessageFinishes(t *testing.T) {
 	t.Logf("tone heard %v (of %v) from %v to %v after the run's end; exited %v after it", total, long,
 		firstAt.Sub(end).Round(time.Millisecond), lastAt.Sub(end).Round(time.Millisecond), r.exitedAt.Sub(end).Round(time.Millisecond))
 	if total < long-300*time.Millisecond {
-		t.Fatalf("only %v of the %v message played: it was cut at exit", total, long)
+		// On a loaded machine playback can run slower than real time;
+		// then the grace, not the run's end, must be what cut it.
+		if r.exitedAt.Sub(end) < speechGrace-500*time.Millisecond {
+			t.Fatalf("only %v of the %v message played: it was cut at exit", total, long)
+		}
+		t.Logf("playback ran slow (%v of tone in %v): cut at the %v grace, as it must be", total, lastAt.Sub(firstAt), speechGrace)
 	}
 	if !lastAt.After(end) {
 		t.Fatalf("the message had ended before the run did: nothing to drain")
