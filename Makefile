@@ -13,7 +13,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -path './frontend/*' -not -path '
 run: build
 	./$(BIN)
 
-test: deps frontend build/mcp-inspector/node_modules/.package-lock.json
+test: deps frontend build/mcp-inspector/node_modules/.package-lock.json build/browserless/node_modules/.package-lock.json
 	build/testenv.sh build/test.sh
 
 deps:
@@ -30,6 +30,11 @@ frontend/node_modules/.package-lock.json: frontend/package-lock.json
 # The MCP Inspector's CLI: the client nobody here wrote, for app's MCP tests.
 build/mcp-inspector/node_modules/.package-lock.json: build/mcp-inspector/package-lock.json
 	cd build/mcp-inspector && npm ci --no-audit --no-fund
+
+# browserless, a browser farm on this machine's Chromium, for app's
+# remote-browser tests (TestRemoteBrowserless; CI fails without it).
+build/browserless/node_modules/.package-lock.json: build/browserless/package-lock.json
+	cd build/browserless && npm ci --no-audit --no-fund
 
 # The bindings are generated from the Go methods bound to the window, so the
 # frontend is type-checked against the Go side as it is now.
