@@ -18,6 +18,7 @@ import (
 
 	"vroom/agents"
 	"vroom/app"
+	"vroom/browser"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 
@@ -129,7 +130,7 @@ func startDesk(t *testing.T, srv *modeltest.Server) (string, string) {
 // headless opens the UI in a headless Chromium.
 func headless(t *testing.T, url string) context.Context {
 	t.Helper()
-	ctx := driver(t, testenv.Chromium(t), 4*time.Minute)
+	ctx := driver(t, chromium(t), 4*time.Minute)
 	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`input[name=omnibox]`))); err != nil {
 		t.Fatalf("open the UI: %v", err)
 	}
@@ -286,4 +287,15 @@ func firstAfterTakeOver(reqs []*modeltest.Request) int {
 		}
 	}
 	return 0
+}
+
+// chromium is the Chromium the tests drive: the one the app itself finds
+// (browser.FindChrome), so there is one search list.
+func chromium(t *testing.T) string {
+	t.Helper()
+	p, err := browser.FindChrome()
+	if err != nil {
+		testenv.Missing(t, fmt.Sprintf("Chromium (apt-get install chromium): %v", err))
+	}
+	return p
 }

@@ -136,7 +136,7 @@ func driver(t *testing.T, chrome string, d time.Duration) context.Context {
 func TestFrontendSettingsEndToEnd(t *testing.T) {
 	testenv.NeedDisplay(t)
 	testenv.NeedSecretService(t)
-	chrome := testenv.Chromium(t)
+	chrome := chromium(t)
 	configDir := t.TempDir()
 	url := startWailsDev(t, configDir)
 	t.Cleanup(func() { keyring.Delete("vroom", "openai-api-key") })

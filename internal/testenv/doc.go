@@ -1,12 +1,12 @@
 // Package testenv tells a test whether a real component it needs is here:
-// the display, Secret Service, sound server or Chromium that
-// build/testenv.sh starts (make test). Without one, a test skips on a
+// the display, Secret Service or sound server that build/testenv.sh
+// starts (make test). Without one, a test skips on a
 // developer's machine and fails in CI or under make test (Strict), so a
 // missing install step cannot hide behind a skip. Missing is that rule for
 // a test, MainMissing for a TestMain; every package's tests use them
 // rather than reading the environment themselves.
 //
-// It imports nothing else from Vroom; only tests may import it. It finds
-// Chromium as browser.FindChrome does, with a copy of its search list that
-// browser's tests keep equal.
+// It imports nothing else from Vroom; only tests may import it. Chromium
+// is found by browser.FindChrome alone, so tests drive the browser the app
+// would find: one search list.
 package testenv
