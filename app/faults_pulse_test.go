@@ -1,56 +1,19 @@
 package app
 
 import (
-	"os"
-	"os/exec"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"vroom/agents"
 	"vroom/internal/modeltest"
+	"vroom/internal/testenv"
 )
 
 // The sound server dying mid-message, at the level of a run: vroom run
 // --voice against a PulseAudio of the test's own (its own runtime dir and
 // socket; the shared one other tests use is never touched), SIGKILLed while
 // the planner's message plays. The run goes on text-only and finishes.
-
-// privatePulse starts a PulseAudio of the test's own with one null sink,
-// and returns the PULSE_SERVER setting for its clients and its PID.
-func privatePulse(t *testing.T) (server string, pid int) {
-	t.Helper()
-	prog, err := exec.LookPath("pulseaudio")
-	if err != nil {
-		t.Skip("no pulseaudio here")
-	}
-	dir := t.TempDir()
-	sock := dir + "/native"
-	// Daemonized, pulseaudio returns once it is ready to serve.
-	cmd := exec.Command(prog, "-D", "-n", "--exit-idle-time=-1", "--disallow-exit",
-		"--use-pid-file=yes", "--log-target=file:"+dir+"/log",
-		"-L", "module-native-protocol-unix auth-anonymous=1 socket="+sock,
-		"-L", "module-null-sink sink_name=fault_speaker")
-	// Off the session bus: the shared PulseAudio owns org.PulseAudio1 there.
-	cmd.Env = append(os.Environ(), "PULSE_RUNTIME_PATH="+dir, "PULSE_STATE_PATH="+dir, "HOME="+dir,
-		"DBUS_SESSION_BUS_ADDRESS=unix:path="+dir+"/no-bus")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		log, _ := os.ReadFile(dir + "/log")
-		t.Fatalf("pulseaudio: %v: %s%s", err, out, log)
-	}
-	b, err := os.ReadFile(dir + "/pid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pid, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
-		t.Fatal(err)
-	}
-	// Killed by its own PID, whatever the test did to it.
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	return "PULSE_SERVER=unix:" + sock, pid
-}
 
 // TestFaultSoundServerKilledMidMessage: the planner's 20 s message is
 // playing when PulseAudio is SIGKILLed. The message ends (interrupted) and
@@ -59,7 +22,8 @@ func privatePulse(t *testing.T) (server string, pid int) {
 // deadline: no goroutine is left blocked on the dead server.
 func TestFaultSoundServerKilledMidMessage(t *testing.T) {
 	needBrowser(t)
-	server, pid := privatePulse(t)
+	addr, kill := testenv.PrivatePulse(t, "fault_speaker")
+	server := "PULSE_SERVER=" + addr
 	srv := modeltest.New(t)
 	toneSpeech(srv, map[string]tone{"long story": {freq: 500, d: 20 * time.Second}, "afterwards": {freq: 800, d: time.Second}})
 	dead := make(chan struct{})
@@ -91,9 +55,7 @@ func TestFaultSoundServerKilledMidMessage(t *testing.T) {
 		t.Fatal("the message was never heard")
 	}
 	at := time.Now()
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	kill()
 	close(dead)
 	if err := r.wait(t, 20*time.Second); err != nil {
 		t.Fatalf("exit %v\nstdout:\n%s\nstderr:\n%s", err, r.out.String(), r.err.String())

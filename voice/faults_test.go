@@ -8,11 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"vroom/internal/testenv"
 )
 
 // The sound server SIGKILLed mid-message, at the device level, through to
@@ -26,8 +26,8 @@ func TestFaultServerKilledThenClose(t *testing.T) {
 		faultChild()
 		return
 	}
-	sock, pid := faultPulse(t)
-	runFaultChild(t, "^TestFaultServerKilledThenClose$", sock, func() { syscall.Kill(pid, syscall.SIGKILL) })
+	server, kill := testenv.PrivatePulse(t, "fault")
+	runFaultChild(t, "^TestFaultServerKilledThenClose$", server, kill)
 }
 
 // A healthy server whose sink was idle (a null sink nobody reads: it works
@@ -39,8 +39,8 @@ func TestFaultIdleSinkIsNotLost(t *testing.T) {
 		idleChild()
 		return
 	}
-	sock, _ := faultPulse(t)
-	runFaultChild(t, "^TestFaultIdleSinkIsNotLost$", sock, func() {})
+	server, _ := testenv.PrivatePulse(t, "fault")
+	runFaultChild(t, "^TestFaultIdleSinkIsNotLost$", server, func() {})
 }
 
 func idleChild() {
@@ -73,16 +73,16 @@ func idleChild() {
 	os.Exit(0)
 }
 
-// runFaultChild runs the test binary's test run as a child on the private
-// server sock, calling at once it prints PLAYING, and fails on its FAIL
-// lines.
-func runFaultChild(t *testing.T, run, sock string, at func()) {
+// runFaultChild runs the test binary's test run as a child (with
+// VOICE_FAULT_CHILD=1) on the private sound server at server, calling at
+// once it prints PLAYING, and fails on its FAIL lines.
+func runFaultChild(t *testing.T, run, server string, at func()) {
 	t.Helper()
 	srv := newSpeechServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	child := exec.CommandContext(ctx, os.Args[0], "-test.run="+run, "-test.count=1")
-	child.Env = append(os.Environ(), "VOICE_FAULT_CHILD=1", "PULSE_SERVER=unix:"+sock, "VOICE_TTS_URL="+srv.url())
+	child.Env = append(os.Environ(), "VOICE_FAULT_CHILD=1", "PULSE_SERVER="+server, "VOICE_TTS_URL="+srv.url())
 	out, err := child.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -106,36 +106,6 @@ func runFaultChild(t *testing.T, run, sock string, at func()) {
 	if err := child.Wait(); err != nil {
 		t.Fatalf("child: %v\n%s", err, stderr.String())
 	}
-}
-
-// faultPulse starts a private PulseAudio with one null sink and returns
-// its socket and PID; it is killed by that PID when the test ends.
-func faultPulse(t *testing.T) (string, int) {
-	t.Helper()
-	prog := need(t, "pulseaudio")
-	dir := t.TempDir()
-	sock := dir + "/native"
-	pa := exec.Command(prog, "-D", "-n", "--exit-idle-time=-1", "--disallow-exit",
-		"--use-pid-file=yes", "--log-target=file:"+dir+"/log",
-		"-L", "module-native-protocol-unix auth-anonymous=1 socket="+sock,
-		"-L", "module-null-sink sink_name=fault")
-	// Off the session bus: the shared PulseAudio owns org.PulseAudio1 there.
-	pa.Env = append(os.Environ(), "PULSE_RUNTIME_PATH="+dir, "PULSE_STATE_PATH="+dir, "HOME="+dir,
-		"DBUS_SESSION_BUS_ADDRESS=unix:path="+dir+"/no-bus")
-	if out, err := pa.CombinedOutput(); err != nil {
-		log, _ := os.ReadFile(dir + "/log")
-		t.Fatalf("pulseaudio: %v: %s%s", err, out, log)
-	}
-	b, err := os.ReadFile(dir + "/pid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	return sock, pid
 }
 
 // faultChild plays a long tone, reports PLAYING, and checks what follows

@@ -1,19 +1,19 @@
 package voice
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"vroom/internal/testenv"
 )
 
 // Tests that play into the speaker sink run one at a time: they share it.
@@ -472,68 +472,13 @@ func TestNoSoundServer(t *testing.T) {
 // ErrNoAudio instead of holding the floor forever, and nothing crashes.
 // The child process talks to a private PulseAudio the test then kills.
 func TestSoundServerDies(t *testing.T) {
-	if os.Getenv("VOICE_DYING_SERVER_CHILD") == "1" {
+	if os.Getenv("VOICE_FAULT_CHILD") == "1" {
 		dyingServerChild()
 		return
 	}
-	prog := need(t, "pulseaudio")
 	t.Parallel()
-	dir := t.TempDir()
-	sock := dir + "/native"
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	// Daemonized, pulseaudio returns once it is ready to serve.
-	pa := exec.CommandContext(ctx, prog, "-D", "-n", "--exit-idle-time=-1", "--disallow-exit",
-		"--use-pid-file=yes", "--log-target=file:"+dir+"/log",
-		"-L", "module-native-protocol-unix auth-anonymous=1 socket="+sock,
-		"-L", "module-null-sink sink_name=dying")
-	// Off any session bus: the test environment's PulseAudio owns the
-	// org.PulseAudio1 name there.
-	pa.Env = append(os.Environ(), "PULSE_RUNTIME_PATH="+dir, "PULSE_STATE_PATH="+dir, "HOME="+dir,
-		"DBUS_SESSION_BUS_ADDRESS=unix:path="+dir+"/no-bus")
-	if out, err := pa.CombinedOutput(); err != nil {
-		log, _ := os.ReadFile(dir + "/log")
-		t.Fatalf("pulseaudio: %v: %s%s", err, out, log)
-	}
-	pidText, err := os.ReadFile(dir + "/pid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(pidText)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, err := os.FindProcess(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Kill()
-	srv := newSpeechServer(t)
-	child := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSoundServerDies$", "-test.count=1")
-	child.Env = append(os.Environ(), "VOICE_DYING_SERVER_CHILD=1", "PULSE_SERVER=unix:"+sock, "VOICE_TTS_URL="+srv.url())
-	out, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	child.Stderr = &stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(out)
-	for lines.Scan() {
-		line := lines.Text()
-		t.Logf("child: %s", line)
-		if line == "PLAYING" {
-			server.Kill()
-		}
-		if strings.HasPrefix(line, "FAIL") {
-			t.Error(line)
-		}
-	}
-	if err := child.Wait(); err != nil {
-		t.Fatalf("child: %v\n%s", err, stderr.String())
-	}
+	server, kill := testenv.PrivatePulse(t, "dying")
+	runFaultChild(t, "^TestSoundServerDies$", server, kill)
 }
 
 func dyingServerChild() {
