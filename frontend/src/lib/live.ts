@@ -132,3 +132,39 @@ export function wheelPixels(ev: WheelEvent, pageHeight: number): { x: number; y:
   const unit = ev.deltaMode === 1 ? 40 : ev.deltaMode === 2 ? pageHeight : 1
   return { x: ev.deltaX * unit, y: ev.deltaY * unit }
 }
+
+/**
+ * InputQueue sends a live view's input to Go one event at a time, in order:
+ * bound calls run concurrently, and keys sent together arrived shuffled
+ * ("hello fromt ph eerson"). A move still waiting is replaced by the next.
+ * idle lets a hand-back wait until everything typed has reached the tab.
+ */
+export class InputQueue {
+  private queue: { move: boolean; send: () => Promise<void> }[] = []
+  private running: Promise<void> | null = null
+
+  constructor(private onError: (e: Error) => void = () => {}) {}
+
+  enqueue(move: boolean, send: () => Promise<void>) {
+    const last = this.queue[this.queue.length - 1]
+    if (move && last?.move) this.queue[this.queue.length - 1] = { move, send }
+    else this.queue.push({ move, send })
+    this.running ??= this.drain()
+  }
+
+  /** idle resolves once every event queued so far has been sent. */
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve()
+  }
+
+  private async drain() {
+    for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+      try {
+        await next.send()
+      } catch (e) {
+        this.onError(e as Error)
+      }
+    }
+    this.running = null
+  }
+}
