@@ -43,7 +43,7 @@ func TestDesktopRunEndToEnd(t *testing.T) {
 	quoteRE := regexp.MustCompile(`Your quote is (\d+)`)
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if r.ToolResults() == 0 {
-			return modeltest.Call("click", map[string]any{"ref": ref(r.Text(), "button", "Get quote")})
+			return modeltest.Call("click", map[string]any{"ref": modeltest.Ref(r.Text(), "button", "Get quote")})
 		}
 		select {
 		case <-release:
@@ -238,7 +238,7 @@ func TestDesktopConfirmationCard(t *testing.T) {
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch {
 		case r.ToolResults() == 0:
-			return modeltest.Call("click", map[string]any{"ref": ref(r.Text(), "button", "Place order")})
+			return modeltest.Call("click", map[string]any{"ref": modeltest.Ref(r.Text(), "button", "Place order")})
 		case strings.HasPrefix(r.LastText(), "refused"):
 			return modeltest.Call("done", map[string]any{"summary": "the user refused the order", "success": false})
 		}

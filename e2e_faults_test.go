@@ -54,7 +54,7 @@ func TestFaultDesktopBrowserKilled(t *testing.T) {
 			once.Do(func() { close(working) })
 			return modeltest.Slow(time.Minute, modeltest.Call("read_page", map[string]any{}))
 		case r.ToolResults() == 0:
-			return modeltest.Call("click", map[string]any{"ref": ref(r.Text(), "button", "Get quote")})
+			return modeltest.Call("click", map[string]any{"ref": modeltest.Ref(r.Text(), "button", "Get quote")})
 		}
 		if m := quoteRE.FindStringSubmatch(r.Text()); m != nil {
 			return modeltest.Call("done", map[string]any{"summary": "quote " + m[1], "success": true})

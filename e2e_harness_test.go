@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -159,18 +158,6 @@ func waitJS(t *testing.T, ctx context.Context, what, expr string, d time.Duratio
 		text, _ := chromedp.Run(dctx, chromedp.Evaluate[string](`document.body.innerText`))
 		t.Fatalf("waiting for %s: %v\npage text:\n%s", what, err, text)
 	}
-}
-
-var controlRE = regexp.MustCompile(`(?m)^[~+ ]*(e\d+) (\S+) "([^"]*)"`)
-
-func ref(text, role, name string) string {
-	found := ""
-	for _, m := range controlRE.FindAllStringSubmatch(text, -1) {
-		if m[2] == role && strings.Contains(m[3], name) {
-			found = m[1]
-		}
-	}
-	return found
 }
 
 // plannerSpawns spawns one executor per argument list, waits for all and

@@ -28,7 +28,7 @@ func TestDesktopReplay(t *testing.T) {
 	quoteRE := regexp.MustCompile(`Your quote is (\d+)`)
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if r.ToolResults() == 0 {
-			return modeltest.Call("click", map[string]any{"ref": ref(r.Text(), "button", "Get quote")})
+			return modeltest.Call("click", map[string]any{"ref": modeltest.Ref(r.Text(), "button", "Get quote")})
 		}
 		if m := quoteRE.FindStringSubmatch(r.Text()); m != nil {
 			return modeltest.Call("done", map[string]any{"summary": "quote " + m[1], "success": true})

@@ -136,7 +136,7 @@ func screenshotExecutors(shot1, shot2 <-chan struct{}) modeltest.Step {
 	return modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		buyer := modeltest.SystemContains("mug in the cart")(r)
 		if buyer && r.ToolResults() == 0 {
-			placeRef.Store(ref(r.Text(), "button", "Place order"))
+			placeRef.Store(modeltest.Ref(r.Text(), "button", "Place order"))
 		}
 		select {
 		case <-shot1:

@@ -127,7 +127,7 @@ func TestDesktopTakeOverHandBack(t *testing.T) {
 			return modeltest.Call("done", map[string]any{"summary": "saved " + typed, "success": true})
 		case strings.Contains(last, "<user_correction>\n"+note) && strings.Contains(last, typed):
 			clicked.Store(true)
-			return modeltest.Call("click", map[string]any{"ref": ref(r.Text(), "button", "Save")})
+			return modeltest.Call("click", map[string]any{"ref": modeltest.Ref(r.Text(), "button", "Save")})
 		}
 		return modeltest.Slow(300*time.Millisecond, modeltest.Call("read_page", map[string]any{}))
 	}})

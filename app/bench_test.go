@@ -121,10 +121,10 @@ func BenchmarkStepOverhead(b *testing.B) {
 		case n >= steps:
 			return done("filled", true)
 		case n%10 == 9:
-			return call("click", "ref", ref(r.Text(), "button", "Save draft"))
+			return call("click", "ref", modeltest.Ref(r.Text(), "button", "Save draft"))
 		}
 		f := formFields[n%10%len(formFields)]
-		return call("type", "ref", ref(r.Text(), "textbox", f), "text", fmt.Sprintf("value %d", n))
+		return call("type", "ref", modeltest.Ref(r.Text(), "textbox", f), "text", fmt.Sprintf("value %d", n))
 	}})
 	timer := &callTimes{base: http.DefaultTransport}
 	timed := &timedTabs{}

@@ -97,7 +97,7 @@ func TestRunCommand(t *testing.T) {
 			srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 				n := r.ToolResults()
 				if n == 0 {
-					return call("click", "ref", ref(r.Text(), "button", "Get quote"))
+					return call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
 				}
 				if m := quoteRE.FindStringSubmatch(r.LastText()); m != nil {
 					return done("quote "+m[1], tc.success)

@@ -34,9 +34,9 @@ func TestUserCorrection(t *testing.T) {
 			}
 			switch {
 			case !strings.Contains(c, `"text":"Rust"`):
-				return call("type", "ref", ref(text, "textbox", "Skill"), "text", "Rust")
+				return call("type", "ref", modeltest.Ref(text, "textbox", "Skill"), "text", "Rust")
 			case !strings.Contains(c, "click"):
-				return call("click", "ref", ref(text, "button", "Add skill"))
+				return call("click", "ref", modeltest.Ref(text, "button", "Add skill"))
 			}
 			return done("added Rust as the user asked", true)
 		}},
@@ -53,7 +53,7 @@ func TestUserCorrection(t *testing.T) {
 			} else {
 				mu.Unlock()
 			}
-			return modeltest.Slow(time.Minute, call("type", "ref", ref(r.Text(), "textbox", "Skill"), "text", "Go"))
+			return modeltest.Slow(time.Minute, call("type", "ref", modeltest.Ref(r.Text(), "textbox", "Skill"), "text", "Go"))
 		}},
 	)
 	res := h.execute(t, "add Go")

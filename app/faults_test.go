@@ -71,7 +71,7 @@ func faultMalformedRepaired(t *testing.T) {
 			if !strings.Contains(r.LastText(), "cut off") {
 				return done("not told what was wrong: "+r.LastText(), false)
 			}
-			return call("click", "ref", ref(r.Text(), "button", "Get quote"))
+			return call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
 		}},
 		modeltest.Step{Match: modeltest.ToolResults(2), Reply: done("clicked", true)},
 	)
@@ -95,7 +95,7 @@ func faultProseNudged(t *testing.T) {
 	h.srv.Script("executor",
 		modeltest.Step{Times: 2, Match: modeltest.ToolResults(0), Func: func(r *modeltest.Request) modeltest.Reply {
 			if strings.Contains(r.LastText(), "only tool calls") {
-				return call("click", "ref", ref(r.Text(), "button", "Get quote"))
+				return call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
 			}
 			return modeltest.Text("Sure! I will click the Get quote button now.")
 		}},

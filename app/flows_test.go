@@ -116,21 +116,6 @@ func (s *flowSite) state(f func(s *flowSite)) {
 	f(s)
 }
 
-var controlLineRE = regexp.MustCompile(`(?m)^[~+ ]*(e\d+) (\S+) "([^"]*)"`)
-
-// exactRef finds the ref of the latest control with role whose name is
-// exactly name in text, "" when there is none: a careful model picks the
-// suggestion that is the skill, not one that merely contains it.
-func exactRef(text, role, name string) string {
-	found := ""
-	for _, m := range controlLineRE.FindAllStringSubmatch(text, -1) {
-		if m[2] == role && m[3] == name {
-			found = m[1]
-		}
-	}
-	return found
-}
-
 // flowTally is what a flow cost: the executor's model calls, by the unit
 // of work the flow repeats (a skill), and what each result said.
 type flowTally struct {
@@ -281,11 +266,11 @@ func (m *skillsModel) next(r *modeltest.Request) (int, modeltest.Reply) {
 		return m.skill, done("added "+strings.Join(m.skills, ", "), true)
 	}
 	skill, st := m.skills[m.skill], skillSteps[m.done]
-	e := ref(text, st.role, st.name)
+	e := modeltest.Ref(text, st.role, st.name)
 	name := st.name
 	if name == "" {
 		name = skill
-		e = exactRef(text, st.role, skill)
+		e = modeltest.ExactRef(text, st.role, skill)
 	}
 	if e == "" || strings.HasPrefix(last, "error") && !m.looked {
 		if m.looked {
@@ -334,7 +319,7 @@ func longRowFlow(tb testing.TB, s *flowSite) *flowTally {
 			if clicked[name] {
 				continue
 			}
-			e := exactRef(text, "button", name)
+			e := modeltest.ExactRef(text, "button", name)
 			if e == "" {
 				if looked == name {
 					return 0, done("I cannot find "+name, false)
@@ -380,7 +365,7 @@ func checkoutFlow(tb testing.TB, s *flowSite) (*flowTally, []string) {
 	var before []string
 	runFlow(tb, h, "Place the order in the cart", s.URL+"/checkout.html", f, func(r *modeltest.Request) (int, modeltest.Reply) {
 		if r.ToolResults() == 0 {
-			return 0, call("click", "ref", ref(r.Text(), "button", "Place order"))
+			return 0, call("click", "ref", modeltest.Ref(r.Text(), "button", "Place order"))
 		}
 		s.state(func(s *flowSite) { before = append([]string(nil), s.orders...) })
 		if m := orderRE.FindStringSubmatch(r.LastText()); m != nil {
@@ -416,7 +401,7 @@ func stepperFlow(tb testing.TB, s *flowSite) *flowTally {
 	f := &flowTally{}
 	runFlow(tb, h, "Set the quantity to 2", s.URL+"/stepper.html", f, func(r *modeltest.Request) (int, modeltest.Reply) {
 		if r.ToolResults() == 0 {
-			return 0, call("click", "ref", ref(r.Text(), "button", "Increase quantity"))
+			return 0, call("click", "ref", modeltest.Ref(r.Text(), "button", "Increase quantity"))
 		}
 		if strings.Contains(r.LastText(), `"Quantity" = "2"`) {
 			return 0, done("the quantity is 2", true)

@@ -326,20 +326,6 @@ func summaries(r *modeltest.Request) string {
 	return strings.Join(out, "; ")
 }
 
-var controlRE = regexp.MustCompile(`(?m)^[~+ ]*(e\d+) (\S+) "([^"]*)"`)
-
-// ref finds the ref of the latest control with role whose name contains
-// name in what the agent has seen, "" when there is none.
-func ref(text, role, name string) string {
-	found := ""
-	for _, m := range controlRE.FindAllStringSubmatch(text, -1) {
-		if m[2] == role && strings.Contains(m[3], name) {
-			found = m[1]
-		}
-	}
-	return found
-}
-
 // waitFor polls cond until it holds or the deadline passes; each poll is
 // triggered by the model server's activity or a short tick.
 func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
@@ -380,7 +366,7 @@ func scriptBuyer(srv *modeltest.Server, s *site) {
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch {
 		case r.ToolResults() == 0:
-			return call("click", "ref", ref(r.Text(), "button", "Place order"))
+			return call("click", "ref", modeltest.Ref(r.Text(), "button", "Place order"))
 		case strings.HasPrefix(r.LastText(), "refused"):
 			return done("I did not place the order: the user refused it", false)
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"vroom/internal/modeltest"
 )
 
 // answer is an elicitation handler that answers every confirmation with
@@ -120,7 +122,7 @@ func TestMCPEngineTools(t *testing.T) {
 			}
 			var found pageResult
 			callTool(t, cs, "observe", map[string]any{"tab": page.Tab, "query": "Delivery"}, &found)
-			note := ref(found.Page, "textbox", "Delivery note")
+			note := modeltest.Ref(found.Page, "textbox", "Delivery note")
 			if note == "" || strings.Contains(found.Page, "Card number") {
 				t.Fatalf("observe query=Delivery: %s", found.Page)
 			}

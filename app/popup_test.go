@@ -75,13 +75,13 @@ func popupModel(s *popupSite) func(r *modeltest.Request) (int, modeltest.Reply) 
 		case strings.Contains(last, "out for delivery"):
 			return 0, done("parcel AB123 is out for delivery", true)
 		case strings.HasPrefix(last, "error"):
-			e := ref(last, "button", "No thanks")
+			e := modeltest.Ref(last, "button", "No thanks")
 			if e == "" {
 				return 0, done("something covers the field and I see no way to close it", false)
 			}
 			return 0, call("click", "ref", e)
 		}
-		e := ref(text, "textbox", "Tracking number")
+		e := modeltest.Ref(text, "textbox", "Tracking number")
 		if e == "" {
 			return 0, done("no tracking number field", false)
 		}
@@ -140,7 +140,7 @@ func TestSkillsDialogBlocksPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tab.Click(ctx, ref(o.Compact(), "button", "Add skill")); err != nil {
+	if _, err := tab.Click(ctx, modeltest.Ref(o.Compact(), "button", "Add skill")); err != nil {
 		t.Fatal(err)
 	}
 	o, err = tab.Observe(ctx, browser.ObserveOptions{})
@@ -151,8 +151,8 @@ func TestSkillsDialogBlocksPage(t *testing.T) {
 	if o.Blocked < 180 || !strings.Contains(view, "the page behind the dialog is blocked") || strings.Contains(view, "Like post") {
 		t.Fatalf("the view with the dialog open:\n%s", view)
 	}
-	skill := ref(view, "combobox", "Skill")
-	if skill == "" || ref(view, "button", "Cancel") == "" {
+	skill := modeltest.Ref(view, "combobox", "Skill")
+	if skill == "" || modeltest.Ref(view, "button", "Cancel") == "" {
 		t.Fatalf("the dialog's controls are not offered:\n%s", view)
 	}
 	r, err := tab.Type(ctx, skill, "Go", false)
@@ -166,7 +166,7 @@ func TestSkillsDialogBlocksPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if view = o.Compact(); exactRef(view, "option", "Go") == "" {
+	if view = o.Compact(); modeltest.ExactRef(view, "option", "Go") == "" {
 		t.Fatalf("the suggestions over the dialog are not offered (type: %v):\n%s", r, view)
 	}
 }

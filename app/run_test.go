@@ -32,7 +32,7 @@ func quoteExecutor(match modeltest.Matcher, delay time.Duration, extraReads int)
 		var rep modeltest.Reply
 		switch {
 		case n == 0:
-			rep = call("click", "ref", ref(text, "button", "Get quote"))
+			rep = call("click", "ref", modeltest.Ref(text, "button", "Get quote"))
 		case n < 1+extraReads || !quoteRE.MatchString(r.LastText()):
 			rep = call("read_page")
 		default:
@@ -159,7 +159,7 @@ func TestWaitAny(t *testing.T) {
 			third.state(func(s *site) { q = s.quotes })
 			switch {
 			case n == 0:
-				return call("click", "ref", ref(r.Text(), "button", "Get quote"))
+				return call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
 			case q == 0 || !quoteRE.MatchString(r.LastText()):
 				return modeltest.Slow(50*time.Millisecond, call("read_page"))
 			}
@@ -229,9 +229,9 @@ func TestAttachLoggedInTab(t *testing.T) {
 		case !strings.Contains(text, "Signed in as ada"):
 			return call("read_page") // the page's fetch may not have landed yet
 		case !strings.Contains(c, `"buy milk"`):
-			return call("type", "ref", ref(text, "textbox", "Note"), "text", "buy milk")
+			return call("type", "ref", modeltest.Ref(text, "textbox", "Note"), "text", "buy milk")
 		case !strings.Contains(c, "click"):
-			return call("click", "ref", ref(text, "button", "Save note"))
+			return call("click", "ref", modeltest.Ref(text, "button", "Save note"))
 		case !strings.Contains(text, "Note saved"):
 			return call("read_page")
 		}
@@ -314,7 +314,7 @@ func TestRetryOnSameTab(t *testing.T) {
 		modeltest.Step{Times: -1, Match: modeltest.SystemContains("Your task: get a quote"), Func: func(r *modeltest.Request) modeltest.Reply {
 			switch r.ToolResults() {
 			case 0:
-				return call("click", "ref", ref(r.Text(), "button", "Get quote"))
+				return call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
 			case 1:
 				return call("read_page")
 			}
@@ -325,9 +325,9 @@ func TestRetryOnSameTab(t *testing.T) {
 			n := r.ToolResults()
 			switch n {
 			case 0:
-				return call("click", "ref", ref(text, "checkbox", "terms"))
+				return call("click", "ref", modeltest.Ref(text, "checkbox", "terms"))
 			case 1:
-				return call("click", "ref", ref(text, "button", "Get quote"))
+				return call("click", "ref", modeltest.Ref(text, "button", "Get quote"))
 			}
 			if m := quoteRE.FindStringSubmatch(r.LastText()); m != nil {
 				return done("quote "+m[1], true)
@@ -390,11 +390,11 @@ func TestUniqueSkills(t *testing.T) {
 						heardBeforeTyping = strings.Contains(text, "agent 1: I added")
 						mu.Unlock()
 					}
-					return call("type", "ref", ref(text, "textbox", "Skill"), "text", skill)
+					return call("type", "ref", modeltest.Ref(text, "textbox", "Skill"), "text", skill)
 				}
 			}
 		case !strings.Contains(c, "click"):
-			return call("click", "ref", ref(text, "button", "Add skill"))
+			return call("click", "ref", modeltest.Ref(text, "button", "Add skill"))
 		case !strings.Contains(text, "Skill added: "+typed[1]):
 			return call("read_page")
 		default:

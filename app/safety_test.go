@@ -66,7 +66,7 @@ func TestFormNamesTheCommit(t *testing.T) {
 	h.srv.Script("planner", plannerScript(map[string]any{"task": "continue on the settings page", "url": s.URL + "/close.html"}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if r.ToolResults() == 0 {
-			return call("click", "ref", ref(r.Text(), "button", "Continue"))
+			return call("click", "ref", modeltest.Ref(r.Text(), "button", "Continue"))
 		}
 		return done("not continued: the user refused", false)
 	}})

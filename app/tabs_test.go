@@ -11,6 +11,7 @@ import (
 
 	"vroom/agents"
 	"vroom/browser"
+	"vroom/internal/modeltest"
 )
 
 func newTabs(t *testing.T) *Tabs {
@@ -123,8 +124,8 @@ func TestTabAdapter(t *testing.T) {
 	if obs.URL != s.URL+"/shop.html" || !strings.Contains(obs.Title, "Checkout") {
 		t.Fatalf("%+v", obs)
 	}
-	place, card, link := ref(obs.Text, "button", "Place order"), ref(obs.Text, "textbox", "Card number"), ref(obs.Text, "link", "quote desk")
-	note := ref(obs.Text, "textbox", "Delivery note")
+	place, card, link := modeltest.Ref(obs.Text, "button", "Place order"), modeltest.Ref(obs.Text, "textbox", "Card number"), modeltest.Ref(obs.Text, "link", "quote desk")
+	note := modeltest.Ref(obs.Text, "textbox", "Delivery note")
 	if place == "" || card == "" || link == "" || note == "" {
 		t.Fatalf("controls missing:\n%s", obs.Text)
 	}
