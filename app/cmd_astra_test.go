@@ -2,8 +2,6 @@ package app
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -45,9 +43,8 @@ func TestRunAstraCLI(t *testing.T) {
 		return done("no quote", false)
 	}})
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "run", "--json", "--base-url", srv.URL, "--model", openai.GPT6Astra, "--planner-model", openai.GPT6Astra,
+	cmd := vroomCmd(dir, "sk-test-astra", nil, "run", "--json", "--base-url", srv.URL, "--model", openai.GPT6Astra, "--planner-model", openai.GPT6Astra,
 		"--planner-effort", "high", "--effort", "low", "--max-agents", "1", "get me a quote")
-	cmd.Env = append(os.Environ(), cliEnv+"=1", "VROOM_DATA_DIR="+dir, "VROOM_CONFIG_DIR="+dir, "OPENAI_API_KEY=sk-test-astra")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

@@ -148,9 +148,8 @@ func TestDoctorCLIMissingChromiumAndSound(t *testing.T) {
 	t.Parallel()
 	srv := doctorServer(t)
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "doctor", "--base-url", srv.URL, "--model", "executor", "--planner-model", "gpt-6-astra", "--timeout", "20s")
-	cmd.Env = append(os.Environ(), cliEnv+"=1", "VROOM_DATA_DIR="+dir, "VROOM_CONFIG_DIR="+dir, "OPENAI_API_KEY=sk-doctor-cli",
-		"VROOM_CHROME=/nonexistent", "PULSE_SERVER=unix:"+filepath.Join(dir, "no-such-socket"), "ALSA_CONFIG_PATH=/dev/null")
+	env := []string{"VROOM_CHROME=/nonexistent", "PULSE_SERVER=unix:" + filepath.Join(dir, "no-such-socket"), "ALSA_CONFIG_PATH=/dev/null"}
+	cmd := vroomCmd(dir, "sk-doctor-cli", env, "doctor", "--base-url", srv.URL, "--model", "executor", "--planner-model", "gpt-6-astra", "--timeout", "20s")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -235,52 +235,31 @@ func TestRunCommandSIGINT(t *testing.T) {
 		once.Do(func() { close(reached) })
 		return modeltest.Slow(time.Minute, call("read_page"))
 	}})
-	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "run", "--json", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "get a quote")
-	cmd.Env = append(os.Environ(), cliEnv+"=1", "VROOM_DATA_DIR="+dir, "VROOM_CONFIG_DIR="+dir, "OPENAI_API_KEY=sk-test-sigint")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case <-reached:
-	case err := <-exited:
-		t.Fatalf("vroom run exited early: %v\n%s", err, errb.String())
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("the executor never called the model\n%s", errb.String())
-	}
+	r := startCLI(t, "sk-test-sigint", nil, "run", "--json", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "get a quote")
+	r.await(t, reached, 30*time.Second, "the executor calling the model")
 	sent := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := r.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-exited:
-		took := time.Since(sent)
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-			t.Fatalf("exit %v\n%s", err, errb.String())
-		}
-		if took > 10*time.Second {
-			t.Fatalf("took %v to exit after SIGINT", took)
-		}
-		t.Logf("exited %v after SIGINT (sent %v)", took, sent)
-		if testing.Verbose() {
-			logs, _ := filepath.Glob(filepath.Join(dir, "runs", "*.jsonl"))
-			b, _ := os.ReadFile(logs[0])
-			t.Logf("%s\n%s", b, errb.String())
-		}
-	case <-time.After(5 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("still running 5 s after SIGINT\n%s", errb.String())
+	err := r.wait(t, 5*time.Second)
+	took := r.exitedAt.Sub(sent)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v\n%s", err, r.err.String())
 	}
-	if !strings.Contains(out.String(), `"state":"failed"`) {
-		t.Fatalf("stdout lacks the run's end:\n%s", out.String())
+	if took > 10*time.Second {
+		t.Fatalf("took %v to exit after SIGINT", took)
 	}
-	checkSIGINTLog(t, dir, sent)
+	t.Logf("exited %v after SIGINT (sent %v)", took, sent)
+	if testing.Verbose() {
+		logs, _ := filepath.Glob(filepath.Join(r.dir, "runs", "*.jsonl"))
+		b, _ := os.ReadFile(logs[0])
+		t.Logf("%s\n%s", b, r.err.String())
+	}
+	if !strings.Contains(r.out.String(), `"state":"failed"`) {
+		t.Fatalf("stdout lacks the run's end:\n%s", r.out.String())
+	}
+	checkSIGINTLog(t, r.dir, sent)
 }
 
 // checkSIGINTLog checks the run log of a run stopped by SIGINT at sent:

@@ -31,45 +31,24 @@ func TestFaultRunBrowserKilled(t *testing.T) {
 		once.Do(func() { close(working) })
 		return modeltest.Slow(time.Minute, call("read_page"))
 	}})
-	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "run", "--json", "--profile", "persistent", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "get a quote")
-	cmd.Env = append(os.Environ(), cliEnv+"=1", "VROOM_DATA_DIR="+dir, "VROOM_CONFIG_DIR="+dir, "OPENAI_API_KEY=sk-test-fault")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	r := startCLI(t, "sk-test-fault", nil, "run", "--json", "--profile", "persistent", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "get a quote")
+	r.await(t, working, 30*time.Second, "the executor calling the model")
+	died := killChromium(t, filepath.Join(r.dir, "profile"))
+	err := r.wait(t, 10*time.Second)
+	took := r.exitedAt.Sub(died)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v\n%s", err, r.err.String())
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case <-working:
-	case err := <-exited:
-		t.Fatalf("vroom run exited early: %v\n%s", err, errb.String())
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("the executor never called the model\n%s", errb.String())
+	if took > 2*time.Second {
+		t.Fatalf("exited %v after the browser died", took)
 	}
-	died := killChromium(t, filepath.Join(dir, "profile"))
-	select {
-	case err := <-exited:
-		took := time.Since(died)
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-			t.Fatalf("exit %v\n%s", err, errb.String())
-		}
-		if took > 2*time.Second {
-			t.Fatalf("exited %v after the browser died", took)
-		}
-		t.Logf("vroom run exited 1, %v after the browser died; stderr:\n%s", took, errb.String())
-	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("still running 10 s after the browser died\n%s", errb.String())
+	t.Logf("vroom run exited 1, %v after the browser died; stderr:\n%s", took, r.err.String())
+	if !strings.Contains(r.err.String(), "vroom run: the browser closed") {
+		t.Errorf("stderr does not say the browser closed:\n%s", r.err.String())
 	}
-	if !strings.Contains(errb.String(), "vroom run: the browser closed") {
-		t.Errorf("stderr does not say the browser closed:\n%s", errb.String())
-	}
-	if !strings.Contains(out.String(), `"summary":"the browser closed`) || !strings.Contains(out.String(), `"state":"failed"`) {
-		t.Errorf("the JSON events do not say the browser closed:\n%s", out.String())
+	if !strings.Contains(r.out.String(), `"summary":"the browser closed`) || !strings.Contains(r.out.String(), `"state":"failed"`) {
+		t.Errorf("the JSON events do not say the browser closed:\n%s", r.out.String())
 	}
 	if n := len(srv.Requests("")); n != 3 {
 		t.Errorf("%d model calls; 3 expected (spawn, wait, the executor's in-flight one)", n)

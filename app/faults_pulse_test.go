@@ -66,7 +66,7 @@ func TestFaultSoundServerKilledMidMessage(t *testing.T) {
 // checkSoundServerDeath reads the run's log: the first message
 // interrupted, the floor free and the second message shown text-only
 // within bounds of the death at, and the exit soon after.
-func checkSoundServerDeath(t *testing.T, r *voiceRun, at time.Time) {
+func checkSoundServerDeath(t *testing.T, r *cliRun, at time.Time) {
 	t.Helper()
 	recs := r.log(t)
 	cut := firstRecord(t, recs, agents.LogInterrupted)

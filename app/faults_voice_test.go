@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -159,65 +158,11 @@ func (e *ear) heardAfter(at time.Time, d time.Duration) bool {
 	return false
 }
 
-// voiceRun is `vroom run --voice --json` as a process of its own.
-type voiceRun struct {
-	cmd      *exec.Cmd
-	dir      string
-	out, err bytes.Buffer // read only after exited
-	exited   chan error
-	exitedAt time.Time // valid once exited is read
-}
-
-// startVoiceRun starts vroom run --voice on srv with env over the test's
-// own (the sound server).
-func startVoiceRun(t *testing.T, srv *modeltest.Server, env ...string) *voiceRun {
+// startVoiceRun starts vroom run --voice --json on srv with env over the
+// test's own (the sound server).
+func startVoiceRun(t *testing.T, srv *modeltest.Server, env ...string) *cliRun {
 	t.Helper()
-	r := &voiceRun{dir: t.TempDir(), exited: make(chan error, 1)}
-	r.cmd = exec.Command(os.Args[0], "run", "--json", "--voice", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "say something")
-	r.cmd.Env = append(append(os.Environ(), cliEnv+"=1", "VROOM_DATA_DIR="+r.dir, "VROOM_CONFIG_DIR="+r.dir, "OPENAI_API_KEY=sk-test-voice"), env...)
-	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.err
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		err := r.cmd.Wait()
-		r.exitedAt = time.Now()
-		r.exited <- err
-	}()
-	t.Cleanup(func() { r.cmd.Process.Kill() })
-	return r
-}
-
-// wait returns the process's end, failing the test after d.
-func (r *voiceRun) wait(t *testing.T, d time.Duration) error {
-	t.Helper()
-	select {
-	case err := <-r.exited:
-		return err
-	case <-time.After(d):
-		r.cmd.Process.Kill()
-		<-r.exited
-		t.Fatalf("vroom run still running after %v\nstdout:\n%s\nstderr:\n%s", d, r.out.String(), r.err.String())
-		return nil
-	}
-}
-
-// log returns the run's log records.
-func (r *voiceRun) log(t *testing.T) []agents.LogRecord {
-	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(r.dir, "runs", "*.jsonl"))
-	if len(paths) != 1 {
-		t.Fatalf("run logs %v", paths)
-	}
-	b, err := os.ReadFile(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := agents.ReadRunLog(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
+	return startCLI(t, "sk-test-voice", env, "run", "--json", "--voice", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "say something")
 }
 
 // firstRecord returns the first record of ev, failing the test without one.

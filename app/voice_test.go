@@ -231,9 +231,8 @@ func TestNoSoundServerRunsTextOnly(t *testing.T) {
 		modeltest.Step{Match: modeltest.ToolResults(0), Reply: call("speak", "text", "hello from the quote desk")},
 		modeltest.Step{Match: modeltest.ToolResults(1), Reply: done("said hello", true)})
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "run", "--voice", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "say hello")
-	cmd.Env = append(os.Environ(), cliEnv+"=1", "VROOM_DATA_DIR="+dir, "VROOM_CONFIG_DIR="+dir,
-		"OPENAI_API_KEY=sk-test", "PULSE_SERVER=unix:"+filepath.Join(dir, "no-such-socket"))
+	cmd := vroomCmd(dir, "sk-test", []string{"PULSE_SERVER=unix:" + filepath.Join(dir, "no-such-socket")},
+		"run", "--voice", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "say hello")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
