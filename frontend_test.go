@@ -153,12 +153,12 @@ func TestFrontendSettingsEndToEnd(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`aside.settings`)),
 		chromedp.SendKeys(chromedp.CSS(`#api-key`), key),
 		chromedp.Click(chromedp.CSS(`form.key button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.CSS(`.src`)),
+		chromedp.WaitVisible(chromedp.CSS(`form.key .src`)),
 	)
 	if err != nil {
 		t.Fatalf("omnibox and key: %v", err)
 	}
-	hint, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.src`)))
+	hint, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`form.key .src`)))
 	if err != nil || !strings.Contains(hint, "4242") || !strings.Contains(hint, "keyring") {
 		t.Fatalf("key hint = %q, %v; want the last four digits from the keyring", hint, err)
 	}
