@@ -42,15 +42,8 @@ type doctorOptions struct {
 // parseDoctorArgs parses flags over env's settings.
 func parseDoctorArgs(args []string, st *Settings, stderr io.Writer) (doctorOptions, error) {
 	var o doctorOptions
-	fs := flag.NewFlagSet("vroom doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, doctorUsage)
-		fs.PrintDefaults()
-	}
-	fs.StringVar(&st.BaseURL, "base-url", st.BaseURL, "OpenAI-compatible API base URL")
-	fs.StringVar(&st.ExecutorModel, "model", st.ExecutorModel, "model of the executors")
-	fs.StringVar(&st.PlannerModel, "planner-model", st.PlannerModel, "model of the planner")
+	fs := commandFlags("vroom doctor", doctorUsage, stderr)
+	modelFlags(fs, *st, &st.BaseURL, &st.ExecutorModel, &st.PlannerModel)
 	fs.StringVar(&st.VisionModel, "vision-model", st.VisionModel, "model that reads screenshots (empty: the executor's)")
 	fs.StringVar(&st.ModelAPI, "api", st.ModelAPI, "how models are spoken to: auto, chat or responses")
 	fs.BoolVar(&o.JSON, "json", false, "print the checks as a JSON array")

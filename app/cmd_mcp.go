@@ -53,16 +53,9 @@ type mcpOptions struct {
 
 func parseMCPArgs(args []string, st Settings, stderr io.Writer) (mcpOptions, error) {
 	o := mcpOptions{}
-	fs := flag.NewFlagSet("vroom mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, mcpUsage)
-		fs.PrintDefaults()
-	}
+	fs := commandFlags("vroom mcp", mcpUsage, stderr)
 	fs.StringVar(&o.HTTP, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:0 picks a port) instead of stdio")
-	fs.StringVar(&o.BaseURL, "base-url", st.BaseURL, "OpenAI-compatible API base URL")
-	fs.StringVar(&o.Model, "model", st.ExecutorModel, "model of the executors")
-	fs.StringVar(&o.PlannerModel, "planner-model", st.PlannerModel, "model of the planner")
+	modelFlags(fs, st, &o.BaseURL, &o.Model, &o.PlannerModel)
 	fs.StringVar(&o.Profile, "profile", "ephemeral", "browser profile: ephemeral (throwaway) or persistent (keeps logins; not while the desktop app is open)")
 	fs.BoolVar(&o.ShowBrowser, "show-browser", false, "show the browser window (needs a display)")
 	if err := fs.Parse(args); err != nil {

@@ -70,12 +70,7 @@ type runOptions struct {
 // before or after the task.
 func parseRunArgs(args []string, st Settings, stderr io.Writer) (runOptions, error) {
 	o := runOptions{}
-	fs := flag.NewFlagSet("vroom run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, runUsage)
-		fs.PrintDefaults()
-	}
+	fs := commandFlags("vroom run", runUsage, stderr)
 	fs.StringVar(&o.BaseURL, "base-url", st.BaseURL, "OpenAI-compatible API base URL (OpenAI, Gemini, OpenRouter, Ollama, llama.cpp)")
 	fs.StringVar(&o.Model, "model", st.ExecutorModel, "model of the executors, which drive the tabs")
 	fs.StringVar(&o.PlannerModel, "planner-model", st.PlannerModel, "model of the planner, which splits the task and coordinates")
