@@ -157,19 +157,7 @@ func waitFor(x pageWaitArgs) (WaitFor, time.Duration, error) {
 
 // notMet says honestly what did not happen in time.
 func notMet(w WaitFor, pending int) string {
-	var parts []string
-	if w.Text != "" {
-		parts = append(parts, fmt.Sprintf("text %q did not appear", w.Text))
-	}
-	if w.Gone != "" {
-		parts = append(parts, fmt.Sprintf("text %q is still there", w.Gone))
-	}
-	if w.URL != "" {
-		parts = append(parts, fmt.Sprintf("the URL does not contain %q", w.URL))
-	}
-	if w.Query != "" {
-		parts = append(parts, fmt.Sprintf("no control matches %q", w.Query))
-	}
+	parts := w.clauses(`text %q did not appear`, `text %q is still there`, `the URL does not contain %q`, `no control matches %q`)
 	if len(parts) == 0 {
 		parts = append(parts, "the page did not become idle")
 	}

@@ -132,23 +132,24 @@ type WaitFor struct {
 // String describes the awaited condition for the model, as a clause that
 // completes "waited until ..." and "... did not happen".
 func (w WaitFor) String() string {
-	var parts []string
-	if w.Text != "" {
-		parts = append(parts, fmt.Sprintf("text %q appeared", w.Text))
-	}
-	if w.Gone != "" {
-		parts = append(parts, fmt.Sprintf("text %q went away", w.Gone))
-	}
-	if w.URL != "" {
-		parts = append(parts, fmt.Sprintf("the URL contained %q", w.URL))
-	}
-	if w.Query != "" {
-		parts = append(parts, fmt.Sprintf("a control matching %q appeared", w.Query))
-	}
+	parts := w.clauses(`text %q appeared`, `text %q went away`, `the URL contained %q`, `a control matching %q appeared`)
 	if len(parts) == 0 {
 		return "the page was idle (no request in flight, nothing changing)"
 	}
 	return strings.Join(parts, " or ")
+}
+
+// clauses formats each set condition with its format (each takes the
+// condition's value as %q), in the order Text, Gone, URL, Query: the one
+// walk over the conditions for every wording of them.
+func (w WaitFor) clauses(text, gone, url, query string) []string {
+	var parts []string
+	for _, c := range [...]struct{ v, format string }{{w.Text, text}, {w.Gone, gone}, {w.URL, url}, {w.Query, query}} {
+		if c.v != "" {
+			parts = append(parts, fmt.Sprintf(c.format, c.v))
+		}
+	}
+	return parts
 }
 
 // WaitOutcome is how a Wait ended.
