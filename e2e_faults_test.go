@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -146,27 +144,13 @@ func checkToldOnce(t *testing.T, srv *modeltest.Server, task string, died time.T
 // profile (its helpers carry --type=) and returns when.
 func killProfileChromium(t *testing.T, profile string) time.Time {
 	t.Helper()
-	ents, err := os.ReadDir("/proc")
+	pid, err := testenv.ChromiumPID(profile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		// Chromium rewrites its command line as one string (its process
-		// title), so the flags are matched as text.
-		if err != nil || !strings.Contains(string(b), "--user-data-dir="+profile) || strings.Contains(string(b), "--type=") {
-			continue
-		}
-		at := time.Now()
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-			t.Fatalf("kill chromium %d: %v", pid, err)
-		}
-		return at
+	at := time.Now()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill chromium %d: %v", pid, err)
 	}
-	t.Fatalf("no chromium on %s", profile)
-	return time.Time{}
+	return at
 }

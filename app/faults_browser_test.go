@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"vroom/agents"
 	"vroom/browser"
 	"vroom/internal/modeltest"
+	"vroom/internal/testenv"
 )
 
 // Browser faults against a real Chromium of each test's own (never the
@@ -37,35 +37,9 @@ func ownBrowser(t *testing.T) (*browser.Browser, string) {
 	return b, dir
 }
 
-// chromiumPID finds the main Chromium process running on profile (its
-// helpers carry --type=).
-func chromiumPID(profile string) (int, error) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, fmt.Errorf("find chromium: %w", err)
-	}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		// Chromium rewrites its command line as one string (its process
-		// title), so the flags are matched as text.
-		cmd := string(b)
-		if strings.Contains(cmd, "--user-data-dir="+profile) && !strings.Contains(cmd, "--type=") {
-			return pid, nil
-		}
-	}
-	return 0, fmt.Errorf("find chromium: no process on %s", profile)
-}
-
 // killChromium SIGKILLs the Chromium on profile and returns when.
 func killChromium(t testing.TB, profile string) time.Time {
-	pid, err := chromiumPID(profile)
+	pid, err := testenv.ChromiumPID(profile)
 	if err != nil {
 		t.Error(err)
 		return time.Now()
@@ -196,8 +170,23 @@ func (f *browserFault) check(t *testing.T, res agents.Result, err error, end tim
 	t.Logf("browser killed → run failed %v later, %d model calls after the death: %s", took, after, res.Summary)
 }
 
+// quotePlanner scripts the planner: one executor on s's quote page, a
+// wait for it, then end.
+func (f *browserFault) quotePlanner(s *site, end modeltest.Reply) {
+	f.srv.Then("planner", call("spawn", "task", "quote", "url", s.URL+"/quote.html"), call("wait", "mode", "all"), end)
+}
+
+// killOnModelCall kills the browser as the executor calls the model,
+// whose reply then never comes in the run's time.
+func (f *browserFault) killOnModelCall(t *testing.T) {
+	f.srv.Script("executor", modeltest.Step{Times: -1, Func: func(*modeltest.Request) modeltest.Reply {
+		f.kill(t)
+		return modeltest.Slow(time.Minute, call("read_page"))
+	}})
+}
+
 func faultScript(f *browserFault, s *site) {
-	f.srv.Then("planner", call("spawn", "task", "quote", "url", s.URL+"/quote.html"), call("wait", "mode", "all"), done("never", true))
+	f.quotePlanner(s, done("never", true))
 	f.srv.Then("executor", call("read_page"), call("navigate", "url", s.URL+"/quote.html"), done("never", true))
 }
 
@@ -226,12 +215,8 @@ func TestFaultBrowserKilledMidAction(t *testing.T) {
 // waits on the model; the run ends without waiting for the reply.
 func TestFaultBrowserKilledMidModelCall(t *testing.T) {
 	f := newBrowserFault(t)
-	s := newSite(t)
-	f.srv.Then("planner", call("spawn", "task", "quote", "url", s.URL+"/quote.html"), call("wait", "mode", "all"), done("never", true))
-	f.srv.Script("executor", modeltest.Step{Times: -1, Func: func(*modeltest.Request) modeltest.Reply {
-		f.kill(t)
-		return modeltest.Slow(time.Minute, call("read_page"))
-	}})
+	f.quotePlanner(newSite(t), done("never", true))
+	f.killOnModelCall(t)
 	res, err, end := f.run(t, true, "")
 	f.check(t, res, err, end)
 }
@@ -241,12 +226,8 @@ func TestFaultBrowserKilledMidModelCall(t *testing.T) {
 // and the planner's wait reports it (here the planner then gives up).
 func TestFaultBrowserKilledDesktop(t *testing.T) {
 	f := newBrowserFault(t)
-	s := newSite(t)
-	f.srv.Then("planner", call("spawn", "task", "quote", "url", s.URL+"/quote.html"), call("wait", "mode", "all"), done("the browser closed under agent 1", false))
-	f.srv.Script("executor", modeltest.Step{Times: -1, Func: func(*modeltest.Request) modeltest.Reply {
-		f.kill(t)
-		return modeltest.Slow(time.Minute, call("read_page"))
-	}})
+	f.quotePlanner(newSite(t), done("the browser closed under agent 1", false))
+	f.killOnModelCall(t)
 	res, err, end := f.run(t, false, "")
 	if err != nil || len(res.Procs) != 1 {
 		t.Fatalf("err %v, result %+v", err, res)
