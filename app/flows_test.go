@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -53,18 +52,7 @@ func newFlowSite(t testing.TB) *flowSite {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir("testdata/flows")))
-	mux.HandleFunc("GET /api/skills", func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		list := append([]string{}, s.skills...)
-		s.mu.Unlock()
-		json.NewEncoder(w).Encode(list)
-	})
-	mux.HandleFunc("POST /api/skills", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		s.skills = append(s.skills, string(b))
-		s.mu.Unlock()
-	})
+	serveSkills(mux, &s.mu, &s.skills)
 	mux.HandleFunc("GET /api/skills/suggest", s.suggest)
 	mux.HandleFunc("POST /api/pick", func(w http.ResponseWriter, r *http.Request) {
 		item := r.FormValue("item")

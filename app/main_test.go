@@ -161,21 +161,28 @@ func (s *site) handleAccount(mux *http.ServeMux) {
 	})
 }
 
-// handleSkillsAndCells serves the profile's skills and the spreadsheet's
-// cells.
-func (s *site) handleSkillsAndCells(mux *http.ServeMux) {
+// serveSkills serves a profile's skills at /api/skills, guarded by mu:
+// GET lists them, POST adds its body (duplicates are kept: the agents
+// must avoid them).
+func serveSkills(mux *http.ServeMux, mu *sync.Mutex, skills *[]string) {
 	mux.HandleFunc("GET /api/skills", func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		list := append([]string{}, s.skills...)
-		s.mu.Unlock()
+		mu.Lock()
+		list := append([]string{}, *skills...)
+		mu.Unlock()
 		json.NewEncoder(w).Encode(list)
 	})
 	mux.HandleFunc("POST /api/skills", func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		s.skills = append(s.skills, string(b)) // duplicates are kept: the agents must avoid them
-		s.mu.Unlock()
+		mu.Lock()
+		*skills = append(*skills, string(b))
+		mu.Unlock()
 	})
+}
+
+// handleSkillsAndCells serves the profile's skills and the spreadsheet's
+// cells.
+func (s *site) handleSkillsAndCells(mux *http.ServeMux) {
+	serveSkills(mux, &s.mu, &s.skills)
 	mux.HandleFunc("POST /api/cells", func(w http.ResponseWriter, r *http.Request) {
 		var c struct{ Cell, Value string }
 		if err := json.NewDecoder(r.Body).Decode(&c); err != nil {
