@@ -80,25 +80,38 @@ func TestCompleteAssemblesStreamedToolCalls(t *testing.T) {
 	}
 }
 
+// completeLater starts an executor's model call on m and returns what
+// waits for its reply, so that the test drives the fake clock in between.
+func completeLater(m *Model) func() (modelReply, error) {
+	type result struct {
+		r   modelReply
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := m.complete(context.Background(), userCall(RoleExecutor, "go"))
+		done <- result{r, err}
+	}()
+	return func() (modelReply, error) {
+		res := <-done
+		return res.r, res.err
+	}
+}
+
 func TestCompleteHonoursRetryAfter(t *testing.T) {
 	t.Parallel()
 	s := modeltest.New(t)
 	s.Then("executor", modeltest.RateLimited(3*time.Second), modeltest.Text("ok"))
 	clk := newFakeClock()
 	m := testModel(s, clk)
-	done := make(chan error, 1)
-	var r modelReply
-	go func() {
-		var err error
-		r, err = m.complete(context.Background(), userCall(RoleExecutor, "go"))
-		done <- err
-	}()
+	reply := completeLater(m)
 	p := clk.waitTimers(t, 1)
 	if p[0] != 3*time.Second {
 		t.Fatalf("waiting %v, want the server's Retry-After of 3s", p[0])
 	}
 	clk.Advance(3 * time.Second)
-	if err := <-done; err != nil {
+	r, err := reply()
+	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Content != "ok" || r.Attempts != 2 {
@@ -112,11 +125,7 @@ func TestCompleteThree500sFailsClearly(t *testing.T) {
 	s.Then("executor", modeltest.ServerError(), modeltest.ServerError(), modeltest.ServerError())
 	clk := newFakeClock()
 	m := NewModel(ModelConfig{BaseURL: s.URL, Models: map[Role]string{RoleExecutor: "executor"}, MaxRetries: 2, Clock: clk})
-	done := make(chan error, 1)
-	go func() {
-		_, err := m.complete(context.Background(), userCall(RoleExecutor, "go"))
-		done <- err
-	}()
+	reply := completeLater(m)
 	// Two back-offs, growing.
 	first := clk.waitTimers(t, 1)[0]
 	clk.Advance(first)
@@ -125,7 +134,7 @@ func TestCompleteThree500sFailsClearly(t *testing.T) {
 	if second <= first {
 		t.Fatalf("back-off did not grow: %v then %v", first, second)
 	}
-	err := <-done
+	_, err := reply()
 	if !errors.Is(err, ErrModel) || !strings.Contains(err.Error(), "500") || !strings.Contains(err.Error(), "3 attempts") {
 		t.Fatalf("err = %v", err)
 	}

@@ -142,19 +142,14 @@ func TestResponsesRetries(t *testing.T) {
 	s.Then("executor", modeltest.RateLimited(4*time.Second), modeltest.ServerError(), modeltest.Text("ok"))
 	clk := newFakeClock()
 	m := responsesModel(s, clk, 3)
-	done := make(chan error, 1)
-	var r modelReply
-	go func() {
-		var err error
-		r, err = m.complete(context.Background(), userCall(RoleExecutor, "go"))
-		done <- err
-	}()
+	reply := completeLater(m)
 	if p := clk.waitTimers(t, 1); p[0] != 4*time.Second {
 		t.Fatalf("waiting %v, want the server's Retry-After of 4s", p[0])
 	}
 	clk.Advance(4 * time.Second)
 	clk.Advance(clk.waitTimers(t, 1)[0])
-	if err := <-done; err != nil {
+	r, err := reply()
+	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Content != "ok" || r.Attempts != 3 {
