@@ -44,13 +44,8 @@ func TestFaultIdleSinkIsNotLost(t *testing.T) {
 }
 
 func idleChild() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel, v := childVoice(30 * time.Second)
 	defer cancel()
-	v, err := New(ctx, Config{BaseURL: os.Getenv("VOICE_TTS_URL"), APIKey: "test", Backend: BackendPulse})
-	if err != nil {
-		fmt.Printf("FAIL New: %v\n", err)
-		os.Exit(1)
-	}
 	defer v.Close()
 	for i := range 2 {
 		start := time.Now()
@@ -71,6 +66,19 @@ func idleChild() {
 		}
 	}
 	os.Exit(0)
+}
+
+// childVoice opens, in a child of runFaultChild, a Voice on the private
+// sound server and the parent's speech server, within d; a child that
+// cannot open one prints FAIL and exits.
+func childVoice(d time.Duration) (context.Context, context.CancelFunc, *Voice) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	v, err := New(ctx, Config{BaseURL: os.Getenv("VOICE_TTS_URL"), APIKey: "test", Backend: BackendPulse})
+	if err != nil {
+		fmt.Printf("FAIL New: %v\n", err)
+		os.Exit(1)
+	}
+	return ctx, cancel, v
 }
 
 // runFaultChild runs the test binary's test run as a child (with
@@ -111,13 +119,8 @@ func runFaultChild(t *testing.T, run, server string, at func()) {
 // faultChild plays a long tone, reports PLAYING, and checks what follows
 // the server's death, printing FAIL lines for the parent.
 func faultChild() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel, v := childVoice(30 * time.Second)
 	defer cancel()
-	v, err := New(ctx, Config{BaseURL: os.Getenv("VOICE_TTS_URL"), APIKey: "test", Backend: BackendPulse})
-	if err != nil {
-		fmt.Printf("FAIL New: %v\n", err)
-		os.Exit(1)
-	}
 	p, err := v.Say(ctx, "agent-1", "tone 440 20s")
 	if err != nil {
 		fmt.Printf("FAIL Say: %v\n", err)

@@ -482,13 +482,8 @@ func TestSoundServerDies(t *testing.T) {
 }
 
 func dyingServerChild() {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel, v := childVoice(20 * time.Second)
 	defer cancel()
-	v, err := New(ctx, Config{BaseURL: os.Getenv("VOICE_TTS_URL"), APIKey: "test", Backend: BackendPulse})
-	if err != nil {
-		fmt.Printf("FAIL New: %v\n", err)
-		os.Exit(1)
-	}
 	defer v.Close()
 	p, err := v.Say(ctx, "agent-1", "tone 440 10s")
 	if err != nil {
