@@ -165,24 +165,79 @@ func (t *Tab) pointer(ctx context.Context, w *world, off [2]float64, ref string)
 	return p, x, y, nil
 }
 
-// redeliver checks that a click into an out-of-process frame reached it.
-// Chromium can acknowledge the press before that frame's hit-test data
-// exists, and the press then lands in the parent; since the frame saw no
-// press at all, it is safe to press again once the frame has rendered.
-func (t *Tab) redeliver(ctx context.Context, w *world, off [2]float64, ref string, downs int) error {
-	var n int
-	if err := t.call(ctx, w, "downs", &n); err != nil || n != downs {
-		return err
+// clickInFrame clicks a target inside an out-of-process frame. The browser
+// routes a press into such a frame by hit-test data its compositor sends,
+// which lags the page: right after a layout shift of the parent (a line of
+// text added above the frame) a press lands at the frame's old position,
+// on whatever is there, and before the frame's first frame it lands in the
+// parent. So the press waits for the page to have drawn (two animation
+// frames of the top document), and afterwards the frame must have counted
+// a trusted press on the target itself; a press that missed is aimed again
+// from fresh geometry and repeated. A press that reached nothing in the
+// frame is safe to repeat; one that hit something else there was already
+// sent, which the few tries bound. The verdict says whether any landed.
+func (t *Tab) clickInFrame(ctx context.Context, w *world, off [2]float64, ref string, downs int, x, y float64) error {
+	const presses = 3
+	for range presses {
+		if err := t.drawn(ctx); err != nil {
+			return err
+		}
+		if err := t.clickPoint(ctx, x, y); err != nil {
+			return err
+		}
+		n, on, err := t.pressedOn(ctx, w, ref, downs)
+		if err != nil || on {
+			return err
+		}
+		downs = n
+		if w, off, err = t.locate(ctx, ref); err != nil {
+			return err
+		}
+		if _, x, y, err = t.pointer(ctx, w, off, ref); err != nil {
+			return err
+		}
 	}
-	var ok bool
-	if err := t.call(ctx, w, "frame", &ok); err != nil {
-		return err
-	}
-	_, x, y, err := t.pointer(ctx, w, off, ref)
+	return nil
+}
+
+// drawn waits for two animation frames of the top document, after which
+// the compositor's hit-test data matches its layout.
+func (t *Tab) drawn(ctx context.Context) error {
+	mw, _, err := t.mainWorld(ctx)
 	if err != nil {
 		return err
 	}
-	return t.clickPoint(ctx, x, y)
+	for range 2 {
+		var ok bool
+		if err := t.call(ctx, mw, "frame", &ok); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pressedOn waits up to a few of the frame's animation frames (input
+// queued for a frame is handled before its next one) for a trusted press
+// beyond downs, and reports the frame's count and whether the last press
+// hit the target.
+func (t *Tab) pressedOn(ctx context.Context, w *world, ref string, downs int) (int, bool, error) {
+	const frames = 4
+	n := downs
+	for range frames {
+		var ok bool
+		if err := t.call(ctx, w, "frame", &ok); err != nil {
+			return n, false, err
+		}
+		if err := t.call(ctx, w, "downs", &n); err != nil {
+			return n, false, err
+		}
+		if n != downs {
+			var on bool
+			err := t.call(ctx, w, "downOn", &on, ref)
+			return n, on, err
+		}
+	}
+	return n, false, nil
 }
 
 func (t *Tab) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, clicks int64) error {
@@ -212,13 +267,10 @@ func (t *Tab) click(ctx context.Context, s *step) error {
 		return err
 	}
 	s.pointedAt(p)
-	if err := t.clickPoint(ctx, x, y); err != nil {
-		return err
-	}
 	if s.w.sess != t.target() {
-		return t.redeliver(ctx, s.w, s.off, s.a.Ref, s.before.Downs)
+		return t.clickInFrame(ctx, s.w, s.off, s.a.Ref, s.before.Downs, x, y)
 	}
-	return nil
+	return t.clickPoint(ctx, x, y)
 }
 
 // hover moves the pointer onto the checked target.

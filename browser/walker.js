@@ -34,14 +34,17 @@
     muts: 0,               // mutations seen since install
     lastMut: 0,            // performance.now() of the last mutation
     downs: 0,              // trusted mousedowns delivered to this frame
+    downAt: null,          // WeakRef to what the last one hit
     installed: performance.now(),
     onMut: new Set(),      // callbacks of waits that react to mutations
     onNet: new Set(),      // callbacks of waits that react to the network
   };
-  // Counting trusted presses tells a click that reached this frame from one
-  // Chromium acknowledged without delivering (an out-of-process frame whose
-  // hit-test data is not ready yet).
-  addEventListener('mousedown', (e) => { if (e.isTrusted) S.downs++; }, true);
+  // Counting trusted presses, and keeping what the last one hit, tells a
+  // click that reached its target in this frame from one Chromium
+  // acknowledged without delivering, or delivered to the wrong point (an
+  // out-of-process frame whose hit-test data is not ready, or lags a layout
+  // shift of its parent).
+  addEventListener('mousedown', (e) => { if (e.isTrusted) { S.downs++; S.downAt = new WeakRef(e.composedPath()[0] || e.target); } }, true);
   new MutationObserver((list) => {
     S.muts += list.length;
     S.lastMut = performance.now();
@@ -1337,6 +1340,6 @@
   }
 
   Object.defineProperty(globalThis, '__vroom', {
-    value: { observe, resolve, prepare, recheck, fingerprint, settle, waitFor, check, focusedInfo, selectNative, findOption, scrollInfo, frameBox, muts: () => S.muts, downs: () => S.downs, frame: () => new Promise((r) => requestAnimationFrame(() => r(true))) },
+    value: { observe, resolve, prepare, recheck, fingerprint, settle, waitFor, check, focusedInfo, selectNative, findOption, scrollInfo, frameBox, muts: () => S.muts, downs: () => S.downs, downOn: (ref) => { const el = resolve(ref), d = S.downAt && S.downAt.deref(); return !!(el && d && (d === el || composedContains(el, d))); }, frame: () => new Promise((r) => requestAnimationFrame(() => r(true))) },
   });
 })();
