@@ -388,10 +388,13 @@ func (r *Run) openTab(ctx context.Context, p *proc, tabID, url string) (Tab, err
 		err = fmt.Errorf("spawn %s: %w", name, err)
 	}
 	if err != nil {
-		r.procs.finish(p, ProcFailed, "could not start: "+err.Error(), false)
-		p.cancel()
+		// Logged and announced before the process is finished: a waiter
+		// woken by the end must find its cause already in the log and the
+		// room, as for every other end.
 		r.log.Write(LogRecord{Event: LogSpawnFailed, Agent: name, PID: p.info.PID, Text: p.info.Task, URL: url, Tab: tabID, Error: err.Error()})
 		r.room.Notice("%s could not start: %s", name, clip(err.Error(), 300))
+		r.procs.finish(p, ProcFailed, "could not start: "+err.Error(), false)
+		p.cancel()
 		return nil, err
 	}
 	r.procs.update(p, func(i *ProcInfo) { i.Tab = tab.ID() })
