@@ -22,9 +22,11 @@ Checks what a run needs, each within its own deadline: the settings file;
 the API key and where it comes from; the model server (its models list,
 one streamed tool call for the planner and for the executor model through
 the API each is spoken to with, an image for the vision model, speech and
-transcription when set); Chromium; the sound server; the data directory.
-Prints a ✓ or ✗ per check, with the fix for each ✗. Flags override the
-settings, as for vroom run.
+transcription when set); Chromium, or each remote browser when the
+settings name some (connected to, and asked its version; tokens are never
+printed); the sound server; the data directory. Prints a ✓ or ✗ per
+check, with the fix for each ✗. Flags override the settings, as for
+vroom run.
 
 Exit status: 0 when every required check passed (the vision model,
 speech, transcription and sound are not required), 1 when one failed, 2 on

@@ -52,6 +52,9 @@ type doctorEnv struct {
 	DataDir string
 	// Deadline bounds each check (default doctorDeadline).
 	Deadline time.Duration
+	// Connect dials a remote browser; nil is the pool's own
+	// (EndpointOptions.connectFunc).
+	Connect func(ctx context.Context, raw string, opts browser.Options) (*browser.Browser, error)
 }
 
 // doctorDeadline bounds one check: a model's first streamed reply, a
@@ -71,8 +74,8 @@ func doctor(ctx context.Context, env doctorEnv) []CheckRow {
 	key, keyRow := checkKey(ctx, env)
 	rows = append(rows, keyRow)
 	rows = append(rows, modelRows(ctx, env, key)...)
+	rows = append(rows, browserRows(ctx, env)...)
 	rows = append(rows,
-		timed(ctx, env.Deadline, "Chromium", true, checkChromium),
 		timed(ctx, env.Deadline, "sound server", false, checkSound),
 		timed(ctx, env.Deadline, "data directory", true, func(ctx context.Context) (string, string, error) {
 			return checkDataDir(env.DataDir)
@@ -326,6 +329,52 @@ func toneWAV() []byte {
 		binary.Write(&b, le, int16(3000*math.Sin(2*math.Pi*440*float64(i)/rate)))
 	}
 	return b.Bytes()
+}
+
+// browserRows checks where agents' tabs open: each remote browser the
+// settings name, or else the Chromium on this computer. With endpoints,
+// the local Chromium is not checked: no run of these settings starts one.
+func browserRows(ctx context.Context, env doctorEnv) []CheckRow {
+	eps := env.Settings.Browser.Endpoints
+	if len(eps) == 0 {
+		return []CheckRow{timed(ctx, env.Deadline, "Chromium", true, checkChromium)}
+	}
+	connect := EndpointOptions{Connect: env.Connect}.connectFunc()
+	rows := make([]CheckRow, 0, len(eps))
+	for i, raw := range eps {
+		name := fmt.Sprintf("remote browser %d", i+1)
+		rows = append(rows, timed(ctx, env.Deadline, name, true, func(ctx context.Context) (string, string, error) {
+			return checkEndpoint(ctx, connect, raw)
+		}))
+	}
+	return rows
+}
+
+// checkEndpoint connects to one remote browser as a run would and asks
+// its version. Only browser.EndpointName's form of the address is shown:
+// a token stays hidden, and the connection's own errors come redacted.
+func checkEndpoint(ctx context.Context, connect func(context.Context, string, browser.Options) (*browser.Browser, error), raw string) (string, string, error) {
+	name := browser.EndpointName(raw)
+	fix := "start the remote browser, or correct its address (Settings → Browser, browser.endpoints in the settings file)"
+	if err := browser.CheckEndpoint(raw); err != nil {
+		return name, fix, err
+	}
+	b, err := connect(ctx, raw, browser.Options{})
+	if err != nil {
+		if errors.Is(err, browser.ErrEndpointVersion) {
+			fix = "the address answers, but not as a DevTools server: give the browser's DevTools port (--remote-debugging-port) or its ws:// URL"
+		}
+		return name, fix, err
+	}
+	v, verr := b.Version(ctx)
+	cerr := b.Close()
+	if verr != nil {
+		return name + " connected", fix, verr
+	}
+	if cerr != nil {
+		return name + " answers " + v, "", fmt.Errorf("disconnecting: %w", cerr)
+	}
+	return name + " answers: " + v, "", nil
 }
 
 // checkChromium finds Chromium and launches it headless once.

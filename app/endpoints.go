@@ -30,6 +30,16 @@ type EndpointOptions struct {
 	Connect func(ctx context.Context, raw string, opts browser.Options) (*browser.Browser, error)
 }
 
+// connectFunc is how an endpoint is dialled: Connect, else
+// browser.ConnectEndpoint. vroom doctor checks endpoints through it, so a
+// check passes exactly when the pool could connect.
+func (o EndpointOptions) connectFunc() func(ctx context.Context, raw string, opts browser.Options) (*browser.Browser, error) {
+	if o.Connect != nil {
+		return o.Connect
+	}
+	return browser.ConnectEndpoint
+}
+
 // defaultBackoff is 2 s after the first failure, doubling to at most a
 // minute: a browser farm restarting a node is back within seconds, one
 // that is down for good costs a failed dial a minute.
@@ -109,9 +119,7 @@ func NewEndpoints(ctx context.Context, urls []string, opts EndpointOptions) (*En
 	if opts.Backoff == nil {
 		opts.Backoff = defaultBackoff
 	}
-	if opts.Connect == nil {
-		opts.Connect = browser.ConnectEndpoint
-	}
+	opts.Connect = opts.connectFunc()
 	p := &Endpoints{ctx: ctx, opts: opts, watchers: map[*func(EndpointLoss)]struct{}{}}
 	for i, u := range urls {
 		if err := browser.CheckEndpoint(u); err != nil {

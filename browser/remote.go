@@ -11,6 +11,10 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
 )
 
 // ErrBadEndpoint is what CheckEndpoint, ResolveEndpoint and
@@ -260,3 +264,19 @@ func (e *redactedError) Error() string {
 
 // Unwrap returns the error with the credentials in its text.
 func (e *redactedError) Unwrap() error { return e.err }
+
+// Version is what the browser says it is: its product and version
+// ("HeadlessChrome/131.0.6778.85"), and the DevTools protocol's. vroom
+// doctor shows it for a remote endpoint, so the person sees which browser
+// answered at an address.
+func (b *Browser) Version(ctx context.Context) (string, error) {
+	s, err := b.session(ctx)
+	if err != nil {
+		return "", fmt.Errorf("browser version: %w", err)
+	}
+	v, err := cdp.Call(ctx, chromedp.FromContext(s.ctx).Browser, cdpbrowser.GetVersion, cdp.Empty{})
+	if err != nil {
+		return "", fmt.Errorf("browser version: %w", b.mapErr(err))
+	}
+	return fmt.Sprintf("%s (protocol %s)", v.Product, v.ProtocolVersion), nil
+}
