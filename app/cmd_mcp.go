@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -36,7 +37,10 @@ By default it speaks MCP on stdin and stdout, as a client starts it. With
 the URL and a bearer token every request must carry.
 
 Settings come from the settings file (the app's); the API key is
-OPENAI_API_KEY, else the one in the system keyring. Logs go to stderr.
+OPENAI_API_KEY, else the one in the system keyring. Tabs open where the
+settings say, as for vroom run: in the remote browsers they name (or
+--browser), each new tab in the least-loaded one up, else in a Chromium
+started here. Logs go to stderr.
 
 flags:
 `
@@ -49,6 +53,9 @@ type mcpOptions struct {
 	PlannerModel string
 	Profile      string
 	ShowBrowser  bool
+	// Browsers are remote browsers' CDP endpoints (--browser, or the
+	// settings' list); empty: a Chromium on this computer.
+	Browsers []string
 }
 
 func parseMCPArgs(args []string, st Settings, stderr io.Writer) (mcpOptions, error) {
@@ -58,6 +65,8 @@ func parseMCPArgs(args []string, st Settings, stderr io.Writer) (mcpOptions, err
 	modelFlags(fs, st, &o.BaseURL, &o.Model, &o.PlannerModel)
 	fs.StringVar(&o.Profile, "profile", "ephemeral", "browser profile: ephemeral (throwaway) or persistent (keeps logins; not while the desktop app is open)")
 	fs.BoolVar(&o.ShowBrowser, "show-browser", false, "show the browser window (needs a display)")
+	o.Browsers = slices.Clone(st.Browser.Endpoints)
+	fs.Func("browser", browserFlagUsage, browsersFlag(&o.Browsers))
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -75,7 +84,7 @@ func parseMCPArgs(args []string, st Settings, stderr io.Writer) (mcpOptions, err
 	if err := validateBaseURL(o.BaseURL); err != nil {
 		return o, fmt.Errorf("--base-url: %w", err)
 	}
-	return o, nil
+	return o, checkBrowsers(o.Browsers)
 }
 
 // ErrNotLoopback is returned for an --http address other machines could
@@ -112,20 +121,15 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	st := env.Settings
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = o.BaseURL, o.PlannerModel, o.Model
-	bo := browser.Options{Headed: o.ShowBrowser}
-	if o.Profile == "persistent" {
-		bo.ProfileDir = filepath.Join(env.DataDir, "profile")
-	}
-	// The browser outlives ctx by the grace, so runs close their tabs.
-	b, err := browser.Launch(context.WithoutCancel(ctx), bo)
+	b, pool, done, err := o.browsers(ctx, env.DataDir, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "vroom mcp:", err)
 		return 1
 	}
-	defer closeBrowser(b, stderr)
+	defer done()
 	// Warnings only: a client shows the server's stderr to its user.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s := newMCPServer(ctx, mcpEnv{Settings: st, Key: env.Key, DataDir: env.DataDir, Browser: b, Log: log})
+	s := newMCPServer(ctx, mcpEnv{Settings: st, Key: env.Key, DataDir: env.DataDir, Browser: b, Endpoints: pool, Log: log})
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
 		defer cancel()
@@ -143,6 +147,27 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return 1
 	}
 	return 0
+}
+
+// browsers is where vroom mcp's tabs open, the client's and its runs',
+// chosen as vroom run chooses (runBrowsers): the remote browsers of
+// --browser or the settings, connected at start (connectEndpoints), else
+// a Chromium launched here. Either outlives ctx's cancellation by the
+// grace, so runs close their tabs; done closes what was opened.
+func (o mcpOptions) browsers(ctx context.Context, dataDir string, stderr io.Writer) (*browser.Browser, *Endpoints, func(), error) {
+	if len(o.Browsers) > 0 {
+		pool, done, err := connectEndpoints(ctx, o.Browsers, "vroom mcp", stderr)
+		return nil, pool, done, err
+	}
+	bo := browser.Options{Headed: o.ShowBrowser}
+	if o.Profile == "persistent" {
+		bo.ProfileDir = filepath.Join(dataDir, "profile")
+	}
+	b, err := browser.Launch(context.WithoutCancel(ctx), bo)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return b, nil, func() { closeBrowser(b, stderr) }, nil
 }
 
 // nopWriteCloser leaves stdout open when the transport closes: the

@@ -14,20 +14,24 @@ const browserFlagUsage = "a remote browser to open the agents' tabs in (repeatab
 	"ws://host:port/devtools/browser/ID, wss://host?token=KEY, or http://host:port (its /json/version names the WebSocket); " +
 	"\"local\" for a Chromium on this computer. Default: the settings' browser.endpoints, else local"
 
-// browserFlag parses one --browser: the first replaces the settings'
-// list, the next ones add to it; "local" empties it. Addresses are checked
-// after parsing (checkBrowsers), so the error names the flag.
-func (o *runOptions) browserFlag() func(string) error {
+// browserFlag parses one --browser of vroom run into o.Browsers.
+func (o *runOptions) browserFlag() func(string) error { return browsersFlag(&o.Browsers) }
+
+// browsersFlag parses one --browser (vroom run, vroom mcp) into list: the
+// first replaces the settings' list, the next ones add to it; "local"
+// empties it. Addresses are checked after parsing (checkBrowsers), so the
+// error names the flag.
+func browsersFlag(list *[]string) func(string) error {
 	given := false
 	return func(u string) error {
 		if !given {
-			o.Browsers, given = nil, true
+			*list, given = nil, true
 		}
 		if strings.EqualFold(strings.TrimSpace(u), "local") {
-			o.Browsers = nil
+			*list = nil
 			return nil
 		}
-		o.Browsers = append(o.Browsers, strings.TrimSpace(u))
+		*list = append(*list, strings.TrimSpace(u))
 		return nil
 	}
 }
@@ -60,23 +64,34 @@ func (o runOptions) runBrowsers(ctx context.Context, env runEnv, stderr io.Write
 	case env.Browser != nil:
 		return env.Browser, nil, func() {}, nil
 	case len(o.Browsers) > 0:
-		pool, err := NewEndpoints(context.WithoutCancel(ctx), o.Browsers, EndpointOptions{})
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--browser: %w", err)
-		}
-		done := func() {
-			if err := pool.Close(); err != nil {
-				fmt.Fprintln(stderr, "vroom run: disconnecting from the remote browsers:", err)
-			}
-		}
-		if err := pool.Connect(ctx); err != nil {
-			done()
-			return nil, nil, nil, err
-		}
-		return nil, pool, done, nil
+		pool, done, err := connectEndpoints(ctx, o.Browsers, "vroom run", stderr)
+		return nil, pool, done, err
 	}
 	b := browser.Start(context.WithoutCancel(ctx), o.browserOptions(env.DataDir))
 	return b, nil, func() { closeBrowser(b, stderr) }, nil
+}
+
+// connectEndpoints is the pool over urls that a headless face's runs
+// (vroom run's, vroom mcp's) open their tabs in, connected before any run
+// so an unreachable farm fails at once; it goes on when at least one
+// answers. The pool outlives ctx's cancellation, so a run's tabs can be
+// closed in order; done disconnects, telling stderr (as face) what that
+// met.
+func connectEndpoints(ctx context.Context, urls []string, face string, stderr io.Writer) (*Endpoints, func(), error) {
+	pool, err := NewEndpoints(context.WithoutCancel(ctx), urls, EndpointOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("--browser: %w", err)
+	}
+	done := func() {
+		if err := pool.Close(); err != nil {
+			fmt.Fprintf(stderr, "%s: disconnecting from the remote browsers: %v\n", face, err)
+		}
+	}
+	if err := pool.Connect(ctx); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return pool, done, nil
 }
 
 // startErr is what starting the local browser met; nil with remote ones,

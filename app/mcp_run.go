@@ -128,7 +128,7 @@ func (s *mcpServer) runSpec(ctx context.Context, req *mcp.CallToolRequest, in ru
 	id := agents.NewRunID(time.Now())
 	p := &progress{ss: req.Session, call: ctx, token: req.Params.GetProgressToken(), runID: id, procs: map[int]string{}}
 	spec := RunSpec{
-		ID: id, Task: in.Task, Tabs: tabs, Browser: s.env.Browser, Settings: st, Key: s.env.Key, DataDir: s.env.DataDir,
+		ID: id, Task: in.Task, Tabs: tabs, Browser: s.env.Browser, Endpoints: s.env.Endpoints, Settings: st, Key: s.env.Key, DataDir: s.env.DataDir,
 		// Leaving the run's sites asks the client's user, as irreversible
 		// actions do; a client that cannot ask has both denied.
 		Policy:  agents.Policy{ConfirmLeaveOrigin: true, Sites: in.AllowedHosts},
@@ -157,7 +157,7 @@ func (s *mcpServer) lendTabs(ctx context.Context, in runTaskArgs) (ids []string,
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
 		defer cancel()
 		for _, id := range opened {
-			if t, err := s.env.Browser.Tab(id); err == nil {
+			if t, err := s.tabs.tab(id); err == nil {
 				t.Close(cctx) // a tab already gone is what was wanted
 			}
 		}
@@ -180,7 +180,7 @@ func (s *mcpServer) lendTabs(ctx context.Context, in runTaskArgs) (ids []string,
 			undo()
 			return nil, nil, fmt.Errorf("run_task: urls: %q is not an http or https URL", raw)
 		}
-		t, err := s.env.Browser.Open(ctx, raw)
+		t, err := s.tabs.open(ctx, raw) // a remote browser's, when the settings name some
 		if err != nil {
 			undo()
 			return nil, nil, fmt.Errorf("run_task: open %s: %w", raw, err)

@@ -51,8 +51,13 @@ type mcpEnv struct {
 	Key func(ctx context.Context) (string, error)
 	// DataDir holds runs/ (the run logs, served as resources).
 	DataDir string
-	// Browser runs the agents' tabs and the client's own.
+	// Browser runs the agents' tabs and the client's own; nil with
+	// Endpoints.
 	Browser *browser.Browser
+	// Endpoints, when set, are the remote browsers the settings name:
+	// every tab (the client's and its runs') opens in the least-loaded
+	// one up, as in vroom run.
+	Endpoints *Endpoints
 	// Edit adjusts each run's configuration (tests: a faster floor).
 	Edit func(*agents.Config)
 	// Log is where the server reports what no client waits for; stdout is
@@ -83,6 +88,7 @@ func newMCPServer(ctx context.Context, env mcpEnv) *mcpServer {
 	}
 	s := &mcpServer{env: env, ctx: ctx, runs: map[string]*agents.Run{}, driven: map[string]*drivenTab{}}
 	s.tabs = NewTabs(ctx, env.Browser, browser.ObserveOptions{})
+	s.tabs.remote = env.Endpoints
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "vroom", Title: "Vroom", Version: "1"}, &mcp.ServerOptions{
 		Instructions: mcpInstructions,
 		// See mcpProtocols for why not the newest.

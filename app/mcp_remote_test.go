@@ -1,0 +1,84 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"vroom/agents"
+	"vroom/internal/modeltest"
+)
+
+// newRemoteMCPHarness is `vroom mcp` whose settings name remote browsers:
+// its browsers are chosen as runMCP chooses them (parseMCPArgs over the
+// settings, then mcpOptions.browsers), so no Chromium is launched here.
+func newRemoteMCPHarness(t *testing.T, endpoints ...string) (*mcpHarness, *Endpoints) {
+	t.Helper()
+	srv := modeltest.New(t)
+	st := DefaultSettings()
+	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
+	st.Browser.Endpoints = endpoints
+	var errb bytes.Buffer
+	o, err := parseMCPArgs(nil, st, &errb)
+	if err != nil {
+		t.Fatalf("parse: %v\n%s", err, errb.String())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b, pool, done, err := o.browsers(ctx, t.TempDir(), &errb)
+	if err != nil {
+		cancel()
+		t.Fatalf("browsers: %v", err)
+	}
+	if b != nil || pool == nil {
+		t.Fatalf("with endpoints in the settings: a local browser %v, a pool %v", b != nil, pool != nil)
+	}
+	s := newMCPServer(ctx, mcpEnv{Settings: st, DataDir: t.TempDir(), Endpoints: pool,
+		Edit: func(c *agents.Config) { c.Floor = agents.FloorConfig{WordsPerMinute: 60000} }})
+	t.Cleanup(func() {
+		cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer ccancel()
+		s.close(cctx)
+		cancel()
+		done()
+	})
+	return &mcpHarness{srv: srv, s: s}, pool
+}
+
+// TestMCPRemoteEndpoints: with two remote browsers in the settings —
+// loopback Chromiums, one by its http:// address, one by its ws:// URL —
+// run_task's two agents get their tabs there, one in each, as vroom run's
+// would; the client's own tab (open) is in one of them too.
+func TestMCPRemoteEndpoints(t *testing.T) {
+	a, b := startChromium(t), startChromium(t)
+	h, pool := newRemoteMCPHarness(t, a.HTTP, b.WS)
+	s := newSite(t)
+	var spawns []map[string]any
+	for _, n := range []string{"North", "South"} {
+		task := "get a quote from the " + n + " desk"
+		spawns = append(spawns, map[string]any{"task": task, "url": s.URL + "/quote.html?name=" + n})
+		h.srv.Script("executor", quoteExecutor(modeltest.SystemContains(task), 0, 0))
+	}
+	h.srv.Script("planner", plannerScript(spawns...))
+	cs := h.connect(t, "stdio", nil)
+	out, _ := callRun(t, cs, map[string]any{"task": "get two quotes", "max_agents": 2})
+	if !out.Success || len(out.Agents) != 2 {
+		t.Fatalf("result: %+v", out)
+	}
+	st := pool.Status()
+	if len(st) != 2 || st[0].Opened < 1 || st[1].Opened < 1 {
+		t.Fatalf("tabs per endpoint: %+v; want the run's in both", st)
+	}
+	s.state(func(s *site) {
+		if s.quotes != 2 {
+			t.Errorf("the site served %d quotes, want 2", s.quotes)
+		}
+	})
+	var page pageResult
+	callTool(t, cs, "open", map[string]any{"url": s.URL + "/quote.html?name=East"}, &page)
+	if where := pool.Where(page.Tab); where == "" || !strings.Contains(page.Page, "Get quote") {
+		t.Errorf("the client's tab %s is in no remote browser (%q): %s", page.Tab, where, page.Page)
+	}
+	t.Logf("endpoints: %+v", pool.Status())
+}
