@@ -22,7 +22,10 @@ type observeFlags struct {
 	marks      bool
 	observe    browser.ObserveOptions
 	browser    browser.Options
-	timeout    time.Duration
+	// remote is a remote browser's endpoint (--remote), in any form the
+	// remote browsers setting takes; empty launches one here.
+	remote  string
+	timeout time.Duration
 }
 
 // parseObserveFlags reads the flags and the one URL. ok is false when the
@@ -40,7 +43,7 @@ func parseObserveFlags(args []string, stderr io.Writer) (observeFlags, bool) {
 	fs.BoolVar(&f.observe.All, "all", false, "every control, not the ranked frontier")
 	fs.BoolVar(&f.browser.Headed, "headed", false, "show the browser window")
 	fs.StringVar(&f.browser.ExecPath, "chrome", "", "Chromium executable (default: VROOM_CHROME or the usual places)")
-	fs.StringVar(&f.browser.RemoteURL, "remote", "", "ws:// CDP endpoint of a remote browser")
+	fs.StringVar(&f.remote, "remote", "", "a remote browser to observe in instead of launching one: ws://host:port/devtools/browser/ID, wss://host?token=KEY, or http://host:port (its /json/version names the WebSocket)")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "give up after this long")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: vroom observe [flags] URL")
@@ -52,6 +55,12 @@ func parseObserveFlags(args []string, stderr io.Writer) (observeFlags, bool) {
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return f, false
+	}
+	if f.remote != "" {
+		if err := browser.CheckEndpoint(f.remote); err != nil {
+			fmt.Fprintln(stderr, "vroom observe: --remote:", err)
+			return f, false
+		}
 	}
 	if *roles != "" {
 		f.observe.Roles = strings.Split(*roles, ",")
@@ -87,11 +96,11 @@ func runObserve(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	return 0
 }
 
-// observePage launches a browser, opens the page, and prints what an agent
-// would see of it.
+// observePage launches a browser (or connects to the remote one), opens
+// the page, and prints what an agent would see of it.
 func observePage(ctx context.Context, f observeFlags, stdout, stderr io.Writer) (err error) {
 	start := time.Now()
-	b, err := browser.Launch(ctx, f.browser)
+	b, err := f.connect(ctx)
 	if err != nil {
 		return err
 	}
@@ -104,6 +113,15 @@ func observePage(ctx context.Context, f observeFlags, stdout, stderr io.Writer) 
 	tab, err := b.Open(ctx, f.url)
 	if err != nil {
 		return err
+	}
+	if f.remote != "" {
+		// Disconnecting leaves a remote browser's tabs open: this one is
+		// ours to close.
+		defer func() {
+			if cerr := tab.Close(context.WithoutCancel(ctx)); cerr != nil && err == nil {
+				err = fmt.Errorf("close the tab: %w", cerr)
+			}
+		}()
 	}
 	loaded := time.Since(start) - launched
 	t0 := time.Now()
@@ -127,6 +145,17 @@ func observePage(ctx context.Context, f observeFlags, stdout, stderr io.Writer) 
 	fmt.Fprintf(stderr, "observed in %.1f ms (in page %.1f ms); launch %.0f ms, load %.0f ms\n",
 		float64(took.Microseconds())/1000, o.WalkMs, float64(launched.Milliseconds()), float64(loaded.Milliseconds()))
 	return nil
+}
+
+// connect is the browser to observe in: --remote's through
+// browser.ConnectEndpoint, as the remote browsers setting is (a token kept
+// and never printed, an http:// address resolved through /json/version),
+// else one launched here.
+func (f observeFlags) connect(ctx context.Context) (*browser.Browser, error) {
+	if f.remote == "" {
+		return browser.Launch(ctx, f.browser)
+	}
+	return browser.ConnectEndpoint(ctx, f.remote, f.browser)
 }
 
 func printObservation(w io.Writer, o *browser.Observation, asJSON bool) error {

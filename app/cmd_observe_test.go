@@ -44,3 +44,32 @@ func TestObserveCommand(t *testing.T) {
 		t.Errorf("json: %v %s", err, out.String())
 	}
 }
+
+// TestObserveRemote: vroom observe --remote with a loopback Chromium's
+// http:// address, resolved through /json/version as the remote browsers
+// setting is (browser.ConnectEndpoint). --chrome points nowhere, so only
+// the remote browser can have answered. A dead endpoint fails without
+// printing its token; an address that is no endpoint is bad usage.
+func TestObserveRemote(t *testing.T) {
+	rc := startChromium(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir("testdata")))
+	t.Cleanup(srv.Close)
+	ctx := t.Context()
+	var out, errOut bytes.Buffer
+	if code := runObserve(ctx, []string{"--chrome", "/nonexistent", "--remote", rc.HTTP, srv.URL + "/form.html"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), `e1 textbox "First name"`) {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+	dead, token := deadEndpoint(t)
+	out.Reset()
+	errOut.Reset()
+	if code := runObserve(ctx, []string{"--timeout", "10s", "--remote", dead, srv.URL + "/form.html"}, &out, &errOut); code != 1 ||
+		strings.Contains(errOut.String(), token) || !strings.Contains(errOut.String(), "token=***") {
+		t.Errorf("a dead endpoint: exit %d, stderr %s", code, errOut.String())
+	}
+	if code := runObserve(ctx, []string{"--remote", "127.0.0.1:9222", srv.URL + "/form.html"}, &out, &errOut); code != 2 {
+		t.Errorf("an address without a scheme: exit %d", code)
+	}
+}
