@@ -60,7 +60,10 @@ func TestSpeakingInTurn(t *testing.T) {
 						heard := r.Text()
 						for j := 0; j < i; j++ {
 							if !strings.Contains(heard, fmt.Sprintf("agent %d: %s", j+1, lines[j])) {
-								return modeltest.Call("scroll", map[string]any{"direction": "down"}) // keep working, listening
+								// Keep working while listening: reading the page is
+								// work; scrolling a page that does not move would be
+								// a loop the detector rightly stops.
+								return modeltest.Call("read_page", map[string]any{})
 							}
 						}
 						return modeltest.Call("speak", map[string]any{"text": line})
