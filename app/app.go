@@ -33,6 +33,7 @@ type App struct {
 	opts     Options
 	emitter  Emitter
 	sess     *session // the browser, live view and run while the window is open
+	stopped  bool     // the window is closing: no session may start any more
 	cards    *cards   // what waits for the person's answer; it has its own lock
 }
 

@@ -65,7 +65,13 @@ func RunDesktop(ctx context.Context, a *App, assets fs.FS) (err error) {
 				}
 			}()
 		},
-		OnDomReady: func(context.Context) { a.startSessionOnce() },
+		// The session (the browser's launch, the live view) starts once
+		// the window's page has loaded, not at OnStartup: Chromium's launch
+		// takes both cores of a small machine for seconds, and started
+		// with the window it held the window's first paint back from about
+		// 1.3 s to 4–5 s (BenchmarkDesktopStartup, BENCHMARKS.md). Wails
+		// calls this again on a reload; startSession starts one session.
+		OnDomReady: func(context.Context) { a.startSession() },
 		OnShutdown: func(context.Context) { a.shutdown() },
 		Bind:       []any{a},
 		Linux: &linux.Options{

@@ -41,7 +41,9 @@ func (a *App) StartRun(task string, tabs []string) (string, error) {
 	if task == "" {
 		return "", errors.New("start run: the task is empty")
 	}
-	s := a.session()
+	// A task typed before the window reported its page loaded starts the
+	// session itself; the run then waits for the browser like any other.
+	s := a.startSession()
 	if s == nil {
 		return "", fmt.Errorf("start run: %w", ErrBrowserNotReady)
 	}

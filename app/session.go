@@ -35,8 +35,14 @@ type session struct {
 }
 
 // startSession launches the browser in the background, so the window
-// appears at once, and starts the live view server.
-func (a *App) startSession() {
+// appears at once, and starts the live view server. It starts one session
+// however many callers race to it (OnDomReady, and a binding the UI called
+// first), and none once the window is closing; it returns the session, or
+// nil when closing.
+func (a *App) startSession() *session {
+	if s := a.session(); s != nil {
+		return s
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &session{ctx: ctx, cancel: cancel, ready: make(chan struct{})}
 	// An agent's tab may be in a remote browser: findTab looks there too.
@@ -46,9 +52,21 @@ func (a *App) startSession() {
 	}
 	s.live = live
 	a.mu.Lock()
-	a.sess = s
+	winner, stopped := a.sess, a.stopped
+	if winner == nil && !stopped {
+		a.sess = s
+	}
 	a.mu.Unlock()
+	if winner != nil || stopped {
+		// Another caller started it first, or the window is closing.
+		cancel()
+		if live != nil {
+			live.Close()
+		}
+		return winner
+	}
 	go a.launchBrowser(s)
+	return s
 }
 
 // launchBrowser opens the session's browser, reports it to the UI and
@@ -103,7 +121,10 @@ func (a *App) dataDir() (string, error) {
 // stopSession kills the run, releases every waiting card and closes the
 // browser. It returns within grace even if something hangs.
 func (a *App) stopSession(grace time.Duration) {
-	s := a.session()
+	a.mu.Lock()
+	a.stopped = true
+	s := a.sess
+	a.mu.Unlock()
 	if s == nil {
 		return
 	}
@@ -166,7 +187,10 @@ func (a *App) browserNow() (*browser.Browser, error) {
 // waitBrowser blocks until the browser has started or failed to, or ctx
 // ends.
 func (a *App) waitBrowser(ctx context.Context) (*browser.Browser, error) {
-	s := a.session()
+	// A binding the UI calls before the window reported its page loaded
+	// starts the session itself: waiting for a start nobody has begun
+	// would refuse what the person typed.
+	s := a.startSession()
 	if s == nil {
 		return nil, ErrBrowserNotReady
 	}

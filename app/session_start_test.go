@@ -1,0 +1,67 @@
+package app
+
+import (
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"vroom/agents"
+	"vroom/internal/modeltest"
+)
+
+// TestTaskBeforeTheWindowLoaded: a task the UI sends before Wails reported
+// the window's page loaded (OnDomReady, where the session normally starts)
+// starts the session itself and runs, instead of being refused with "the
+// browser is not ready yet"; racing starts make one session; none starts
+// once the window is closing.
+func TestTaskBeforeTheWindowLoaded(t *testing.T) {
+	t.Parallel()
+	needBrowser(t)
+	srv := modeltest.New(t)
+	srv.Script("planner", modeltest.Step{Reply: done("nothing to do", true)})
+	dir := t.TempDir()
+	store := SettingsStore{Path: filepath.Join(dir, "settings.json")}
+	st := DefaultSettings()
+	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
+	if err := store.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	ui := newRecorder()
+	a := New(Options{
+		Store: store, Keyring: memKeyring{}, Detect: noServer, Log: quiet,
+		Browser: testBrowser, DataDir: dir, Emitter: ui, TextOnly: true,
+		EditRun: func(c *agents.Config) { c.Floor = agents.FloorConfig{WordsPerMinute: 60000} },
+	})
+	a.startup(t.Context())
+	t.Cleanup(func() { a.stopSession(5 * time.Second) })
+
+	id, err := a.StartRun("say hello", nil)
+	if err != nil {
+		t.Fatalf("a task before the window loaded: %v", err)
+	}
+	ui.wait(t, 20*time.Second, EventRun, 0, func(d any) bool {
+		v, ok := d.(RunView)
+		return ok && v.ID == id && v.State != "running"
+	})
+
+	first := a.session()
+	var wg sync.WaitGroup
+	got := make([]*session, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() { defer wg.Done(); got[i] = a.startSession() }()
+	}
+	wg.Wait()
+	for i, s := range got {
+		if s != first {
+			t.Fatalf("start %d gave another session", i)
+		}
+	}
+
+	late := New(Options{Store: store, Keyring: memKeyring{}, Detect: noServer, Log: quiet, Browser: testBrowser, DataDir: dir, Emitter: newRecorder(), TextOnly: true})
+	late.stopSession(time.Second)
+	if s := late.startSession(); s != nil {
+		t.Fatal("a session started after the window began closing")
+	}
+}
