@@ -46,4 +46,4 @@ build: deps frontend
 	go build -tags $(TAGS) -o $(BIN) .
 
 clean:
-	rm -rf build/bin build/bin-tools frontend/dist/assets frontend/dist/index.html frontend/node_modules frontend/wailsjs
+	rm -rf build/bin build/bin-tools frontend/dist/assets frontend/dist/index.html frontend/node_modules frontend/wailsjs build/mcp-inspector/node_modules build/browserless/node_modules
