@@ -354,6 +354,7 @@ type watchedTab struct {
 	extra    []Secret      // the tab's secrets, read before the last action
 	checking int           // guard checks in progress
 	idle     chan struct{} // closed when checking drops to 0
+	began    chan struct{} // closed (and replaced) when a check begins
 	last     string        // the refusal during the current action
 }
 
@@ -364,6 +365,10 @@ func (w *watchedTab) begin() {
 		w.idle = make(chan struct{})
 	}
 	w.checking++
+	if w.began != nil {
+		close(w.began)
+	}
+	w.began = make(chan struct{})
 }
 
 func (w *watchedTab) end() {
@@ -443,6 +448,12 @@ func (w *watchedTab) ReadPage(ctx context.Context) (string, error) {
 // requests the action caused: a refusal is the action's verdict, so the
 // model reads that it was stopped rather than that nothing happened.
 func (w *watchedTab) Act(ctx context.Context, a Action) (Outcome, error) {
+	o, _, err := w.act(ctx, a)
+	return o, err
+}
+
+// act is Act, also returning why a request it caused was refused.
+func (w *watchedTab) act(ctx context.Context, a Action) (Outcome, string, error) {
 	if a.Text != "" && (a.Kind == ActType || a.Kind == ActTypeFocused) {
 		sens := false
 		if t, err := w.Tab.Target(ctx, a); err == nil {
@@ -462,5 +473,5 @@ func (w *watchedTab) Act(ctx context.Context, a Action) (Outcome, error) {
 	if err == nil && why != "" {
 		o.Summary = fmt.Sprintf("%s: refused: %s. The page did not send it; do not try to send it another way", a, why)
 	}
-	return o, err
+	return o, why, err
 }

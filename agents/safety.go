@@ -237,7 +237,7 @@ func (g *gate) inSites(u *url.URL) bool {
 func (g *gate) sitesText() string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.sites) == 1 {
+	if len(g.sites) == 1 && g.sites[0].origin != "" {
 		return "the run's starting origin " + g.sites[0].origin
 	}
 	names := make([]string, len(g.sites))

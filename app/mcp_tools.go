@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,10 +20,16 @@ import (
 // drivenTab is a tab the client drives.
 type drivenTab struct {
 	tab *agentTab
+	// guard is the exfiltration guard over the tab (mcp_guard.go), which
+	// also holds its sites: where it opened, and the hosts the user
+	// allowed. The client observes and acts through it.
+	guard *agents.TabGuard
 	// The fields below are guarded by the server's lock.
-	sites   []string        // hosts the tab may be on without asking: where it opened, and those the user allowed
 	allowed map[string]bool // irreversible actions the user allowed for the tab's life
 	lentTo  string          // the run holding the tab, while one does
+	// call is the tool call acting in the tab, while one does: the guard
+	// asks the user through it (over HTTP, on its stream).
+	call *elicitor
 }
 
 // mcpAgent names the client's model in what its user is asked.
@@ -145,10 +150,16 @@ func (s *mcpServer) open(ctx context.Context, req *mcp.CallToolRequest, in openA
 		return nil, pageResult{}, err
 	}
 	at := t.(*agentTab) // Tabs hands out its own adapter
+	d := &drivenTab{tab: at, allowed: map[string]bool{}}
+	if d.guard, err = s.guardTab(d, u.Hostname()); err != nil {
+		s.tabs.Release(at, mcpOwner)
+		// Unguarded, the tab is not the client's to drive.
+		return nil, pageResult{}, errors.Join(err, at.t.Close(context.WithoutCancel(ctx)))
+	}
 	s.mu.Lock()
-	s.driven[at.ID()] = &drivenTab{tab: at, sites: []string{u.Hostname()}, allowed: map[string]bool{}}
+	s.driven[at.ID()] = d
 	s.mu.Unlock()
-	return s.page(ctx, at, agents.FindOptions{})
+	return s.page(ctx, d.guard.Tab(), agents.FindOptions{})
 }
 
 // tab returns the client's tab id, or why it cannot be used now.
@@ -170,12 +181,12 @@ func (s *mcpServer) observe(ctx context.Context, req *mcp.CallToolRequest, in ob
 	if err != nil {
 		return nil, pageResult{}, err
 	}
-	return s.page(ctx, d.tab, agents.FindOptions{Query: in.Query, Roles: in.Roles, Within: in.Within, Limit: in.Limit})
+	return s.page(ctx, d.guard.Tab(), agents.FindOptions{Query: in.Query, Roles: in.Roles, Within: in.Within, Limit: in.Limit})
 }
 
-// page observes t: the whole view (and Diff's new baseline), or a search
-// when o narrows it.
-func (s *mcpServer) page(ctx context.Context, t *agentTab, o agents.FindOptions) (*mcp.CallToolResult, pageResult, error) {
+// page observes t (a guarded tab, so the guard sees what the page shows):
+// the whole view (and Diff's new baseline), or a search when o narrows it.
+func (s *mcpServer) page(ctx context.Context, t agents.Tab, o agents.FindOptions) (*mcp.CallToolResult, pageResult, error) {
 	var obs agents.Observation
 	var err error
 	if o.Narrowed() || o.Limit > 0 {
@@ -214,12 +225,16 @@ func (s *mcpServer) scroll(ctx context.Context, req *mcp.CallToolRequest, in scr
 // act performs a on the client's tab, after the safety gate: an
 // irreversible action, or a link off the tab's sites, needs the user's
 // approval through elicitation. A click that lands off the sites anyway
-// goes back. The result is the verdict and what changed, as an agent's.
+// goes back. The requests the action causes go through the exfiltration
+// guard: the person's data leaving the tab's sites is asked too, and a
+// refusal is the result. The result is the verdict and what changed, as
+// an agent's.
 func (s *mcpServer) act(ctx context.Context, req *mcp.CallToolRequest, id string, a agents.Action) (*mcp.CallToolResult, actResult, error) {
 	d, err := s.tab(id)
 	if err != nil {
 		return nil, actResult{}, err
 	}
+	defer s.during(ctx, req, d)()
 	out := actResult{Tab: id}
 	if err := s.admit(ctx, req, d, a); err != nil {
 		if !errors.Is(err, agents.ErrDenied) {
@@ -229,11 +244,15 @@ func (s *mcpServer) act(ctx context.Context, req *mcp.CallToolRequest, id string
 		out.Verdict = a.String() + " was not performed"
 		return deniedResult(out), out, nil
 	}
-	o, err := d.tab.Act(ctx, a)
+	o, refused, err := d.guard.Act(ctx, a)
 	if err != nil {
 		return nil, actResult{}, fmt.Errorf("%s: %w", a, err)
 	}
 	out.Verdict, out.Effect, out.Navigated, out.URL = o.Summary, o.Effect, o.Navigated, o.URL
+	if refused != "" {
+		out.Denied = refused + "; the page did not send it"
+		return deniedResult(out), out, nil
+	}
 	if o.Navigated && !s.onSites(d, o.URL) {
 		leave := agents.Confirmation{Agent: mcpAgent, Action: "go to " + o.URL, Target: siteOf(o.URL), Reason: "it leaves the tab's sites (" + s.sitesOf(d) + ")", URL: o.URL}
 		if err := s.confirm(ctx, req, d, leave, ""); err != nil {
@@ -243,12 +262,12 @@ func (s *mcpServer) act(ctx context.Context, req *mcp.CallToolRequest, id string
 		}
 	}
 	if o.Navigated {
-		obs, err := d.tab.Observe(ctx)
+		obs, err := d.guard.Tab().Observe(ctx)
 		out.Changes = obs.Text
 		if err != nil {
 			out.Changes = "(the new page could not be observed: " + err.Error() + ")"
 		}
-	} else if out.Changes, err = d.tab.Diff(ctx); err != nil {
+	} else if out.Changes, err = d.guard.Tab().Diff(ctx); err != nil {
 		out.Changes = "(what changed could not be read: " + err.Error() + ")"
 	}
 	text := out.Verdict
@@ -264,95 +283,6 @@ func deniedResult(out actResult) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
 		Text: "refused: " + out.Denied + ". The action was not performed.",
 	}}}
-}
-
-// admit puts a through the gate the agents' actions go through: its class
-// from its target (agents.Classify), and where a link leads.
-func (s *mcpServer) admit(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab, a agents.Action) error {
-	if a.Kind == agents.ActScroll {
-		return nil
-	}
-	t, err := d.tab.Target(ctx, a)
-	if err != nil {
-		return fmt.Errorf("%s: %w; observe the page for current refs", a, err)
-	}
-	if class, reason := agents.Classify(a, t); class == agents.Irreversible {
-		target := strings.TrimSpace(t.Role + " " + fmt.Sprintf("%q", t.Name))
-		c := agents.Confirmation{Agent: mcpAgent, Action: a.String(), Target: target, Reason: reason, URL: t.URL}
-		if err := s.confirm(ctx, req, d, c, c.Action+"\x00"+target); err != nil {
-			return err
-		}
-	}
-	if t.Role == "link" && a.Kind == agents.ActClick && t.URL != "" && !s.onSites(d, t.URL) {
-		c := agents.Confirmation{Agent: mcpAgent, Action: a.String() + " to " + t.URL, Target: siteOf(t.URL), Reason: "it leaves the tab's sites (" + s.sitesOf(d) + ")", URL: t.URL}
-		return s.confirm(ctx, req, d, c, "")
-	}
-	return nil
-}
-
-// confirm asks the client's user to approve c; key, when set, remembers
-// "allow for this run" for the tab's life. Leaving the sites, once
-// allowed for the run, adds the host to the tab's sites.
-func (s *mcpServer) confirm(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab, c agents.Confirmation, key string) error {
-	s.mu.Lock()
-	ok := key != "" && d.allowed[key]
-	s.mu.Unlock()
-	if ok {
-		return nil
-	}
-	dec, err := elicitor{ss: req.Session, call: ctx}.Confirm(ctx, c)
-	if err != nil {
-		return fmt.Errorf("%s: %w", c.Action, err)
-	}
-	switch dec {
-	case agents.AllowOnce:
-		return nil
-	case agents.AllowForRun:
-		s.mu.Lock()
-		if key != "" {
-			d.allowed[key] = true
-		} else if u, err := url.Parse(c.URL); err == nil {
-			d.sites = append(d.sites, u.Hostname())
-		}
-		s.mu.Unlock()
-		return nil
-	}
-	return fmt.Errorf("%s: %w by the user (%s)", c.Action, agents.ErrDenied, c.Reason)
-}
-
-// onSites reports whether raw is on one of d's sites (or a subdomain).
-func (s *mcpServer) onSites(d *drivenTab, raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	if u.Scheme == "about" || u.Scheme == "javascript" {
-		return true
-	}
-	host := strings.ToLower(u.Hostname())
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, site := range d.sites {
-		if host == site || strings.HasSuffix(host, "."+site) {
-			return true
-		}
-	}
-	return false
-}
-
-// siteOf is raw's scheme and host, as a confirmation's target.
-func siteOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return raw
-	}
-	return u.Scheme + "://" + u.Host
-}
-
-func (s *mcpServer) sitesOf(d *drivenTab) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Join(d.sites, ", ")
 }
 
 func (s *mcpServer) wait(ctx context.Context, req *mcp.CallToolRequest, in waitArgs) (*mcp.CallToolResult, waitResult, error) {
@@ -400,6 +330,7 @@ func (s *mcpServer) closeTab(ctx context.Context, req *mcp.CallToolRequest, in t
 	s.mu.Lock()
 	delete(s.driven, in.Tab)
 	s.mu.Unlock()
+	d.guard.Stop()
 	s.tabs.Release(d.tab, mcpOwner)
 	if err := d.tab.t.Close(ctx); err != nil && !errors.Is(err, browser.ErrTabClosed) {
 		return nil, closeResult{}, fmt.Errorf("close tab %s: %w", in.Tab, err)
@@ -416,14 +347,22 @@ func (s *mcpServer) lend(id string) (*drivenTab, error) {
 	s.mu.Lock()
 	d.lentTo = "a run (run_task)"
 	s.mu.Unlock()
+	d.guard.Stop() // the run's agent guards it while it holds it
 	s.tabs.Release(d.tab, mcpOwner)
 	return d, nil
 }
 
-// takeBack leases a lent tab to the client again once the run is over;
-// a tab the run closed is forgotten.
+// takeBack leases a lent tab to the client again once the run is over,
+// guarded again; a tab the run closed, or that cannot be guarded, is
+// forgotten.
 func (s *mcpServer) takeBack(ctx context.Context, d *drivenTab) {
 	t, err := s.tabs.Attach(ctx, mcpOwner, d.tab.ID())
+	if err == nil {
+		if err = d.guard.Resume(s.ctx, t); err != nil {
+			s.tabs.Release(t, mcpOwner)
+			s.env.Log.Warn("a tab lent to a run is not given back: its requests cannot be checked", "tab", t.ID(), "err", err)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -444,6 +383,7 @@ func (s *mcpServer) closeDriven(ctx context.Context) error {
 	s.mu.Unlock()
 	var errs []error
 	for _, d := range tabs {
+		d.guard.Stop()
 		s.tabs.Release(d.tab, mcpOwner)
 		if err := d.tab.t.Close(ctx); err != nil && !errors.Is(err, browser.ErrTabClosed) && !errors.Is(err, browser.ErrBrowserClosed) {
 			errs = append(errs, fmt.Errorf("close tab %s: %w", d.tab.ID(), err))

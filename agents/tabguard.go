@@ -1,0 +1,147 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// ErrUnguarded is what GuardTab wraps for a tab whose document requests
+// cannot be held (no GuardedTab under its decorations): the person's data
+// could leave it unchecked.
+var ErrUnguarded = errors.New("the tab's requests cannot be checked")
+
+// TabGuard is the exfiltration guard of a tab someone drives outside a
+// run — vroom mcp's client, acting in a tab itself. It is the guard an
+// agent's tab gets (exfil.go): what the pages show and what is typed is
+// remembered as the person's data, and the tab's document requests are
+// held until a gate of the tab's own has checked them; off the tab's
+// sites, a request carrying that data is asked of the confirmer, and
+// denied without one.
+type TabGuard struct {
+	gate  *gate
+	agent string
+	w     *watchedTab
+	stop  func()
+}
+
+// GuardTab guards t until ctx ends or Stop. agent names who acts, in what
+// the confirmer is asked; p gives the tab's sites (Sites) and the secrets
+// that never leave them; c is asked when the person's data would leave
+// them (nil: it is denied). With ConfirmLeaveOrigin unset, a request off
+// the sites that carries none of the person's data goes: where the tab may
+// go is the driver's business, what it may send is the guard's.
+func GuardTab(ctx context.Context, t Tab, agent string, p Policy, c Confirmer) (*TabGuard, error) {
+	g := &TabGuard{gate: newGate(p, c), agent: agent, stop: func() {}}
+	if err := g.Resume(ctx, t); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Resume guards t — the same tab leased anew, after a run that held it
+// ended — keeping what the guard has learnt: the person's data seen, the
+// sites and the answers given. A guard still on is stopped first.
+func (g *TabGuard) Resume(ctx context.Context, t Tab) error {
+	g.stop()
+	w := &watchedTab{Tab: t, seen: g.gate.seen, sites: g.gate.siteList, began: make(chan struct{})}
+	gt, ok := guardedOf(t)
+	if !ok {
+		return fmt.Errorf("guard tab %s: %w", t.ID(), ErrUnguarded)
+	}
+	w.guarded = gt
+	stop, err := gt.Guard(ctx, func(ctx context.Context, r Request) error {
+		w.begin()
+		defer w.end()
+		err := g.gate.request(ctx, g.agent, w.secrets(), r)
+		if err != nil {
+			w.refused(err)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("guard tab %s: %w: %w", t.ID(), ErrUnguarded, err)
+	}
+	g.w, g.stop = w, stop
+	return nil
+}
+
+// Tab is the guarded tab: observe and act through it, so the guard sees
+// what pages show and what is typed.
+func (g *TabGuard) Tab() Tab { return g.w }
+
+// Act performs a through the guard. refused is why the guard stopped a
+// request the action caused ("" when none did); the outcome's Summary
+// then says so, as an agent reads it.
+func (g *TabGuard) Act(ctx context.Context, a Action) (o Outcome, refused string, err error) {
+	w := g.w
+	w.mu.Lock()
+	began := w.began
+	w.mu.Unlock()
+	o, refused, err = w.act(ctx, a)
+	if err != nil || refused != "" || o.Navigated || !commits(a) {
+		return o, refused, err
+	}
+	// The browser's settle can end before the request a submit started is
+	// held (measured: 5 ms after, here), so the refusal would be missed
+	// and the client told the click had no effect. A request that begins
+	// within the grace is waited for.
+	grace := time.NewTimer(submitGrace)
+	defer grace.Stop()
+	select {
+	case <-began:
+	case <-grace.C:
+		return o, refused, err
+	case <-ctx.Done():
+		return o, refused, err
+	}
+	w.settled(ctx)
+	w.mu.Lock()
+	refused = w.last
+	w.mu.Unlock()
+	if refused != "" {
+		o.Summary = fmt.Sprintf("%s: refused: %s. The page did not send it; do not try to send it another way", a, refused)
+	}
+	return o, refused, err
+}
+
+// submitGrace bounds the wait, after an action that may submit a form,
+// for the request it started to reach the guard.
+const submitGrace = 300 * time.Millisecond
+
+// commits reports whether a may send a form: a click, Enter, or typing
+// that submits.
+func commits(a Action) bool {
+	return a.Kind == ActClick || a.Kind == ActClickAt || a.Submit || (a.Kind == ActPress && strings.EqualFold(a.Key, "Enter"))
+}
+
+// InSites reports whether raw is on the tab's sites.
+func (g *TabGuard) InSites(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	return g.gate.inSites(u)
+}
+
+// AddSite adds a host pattern (ValidateHost's form) to the tab's sites:
+// the person allowed it.
+func (g *TabGuard) AddSite(pattern string) error {
+	hp, err := parseHost(pattern)
+	if err != nil {
+		return fmt.Errorf("add a site: %w", err)
+	}
+	g.gate.addSite(hp)
+	return nil
+}
+
+// Sites lists the tab's sites, as people read them.
+func (g *TabGuard) Sites() []string { return g.gate.siteList() }
+
+// Stop removes the guard: the tab's requests go unchecked until another
+// holder guards it (an agent's, when the tab is lent to a run). It is
+// safe to call more than once.
+func (g *TabGuard) Stop() { g.stop() }
