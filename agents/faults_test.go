@@ -292,8 +292,11 @@ func TestFaultBrowserGoneEndsHeadlessRun(t *testing.T) {
 	if !errors.Is(err, ErrBrowserGone) || res.Success || !strings.Contains(res.Summary, "the browser closed") {
 		t.Fatalf("err %v, result %+v", err, res)
 	}
+	// The executor's second call is where its click met the dead browser.
+	// The planner's wait may be asked just before or just after it (spawn
+	// returns at once): at most that one call may follow the loss.
 	fault := tr.srv.Requests("executor")[1].At
-	if n := requestsAfter(tr.srv, fault); n > 0 || len(tr.srv.Requests("planner")) != 2 {
+	if n := requestsAfter(tr.srv, fault); n > 1 || len(tr.srv.Requests("planner")) > 2 {
 		t.Errorf("%d model calls after the loss; the planner was asked %d times", n, len(tr.srv.Requests("planner")))
 	}
 	if d := end.Sub(fault); d > 2*time.Second {
