@@ -126,6 +126,9 @@ func (t *Tab) FitViewport(ctx context.Context, width, height int) error {
 	}); err != nil {
 		return fmt.Errorf("fit viewport: %w", t.fail(cctx, err))
 	}
+	if err := t.sc.refresh(cctx); err != nil {
+		return fmt.Errorf("fit viewport: restart the live view: %w", t.fail(cctx, err))
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
 )
 
 // ScreencastOptions is what one live-view subscriber wants: frames no
@@ -152,12 +153,37 @@ func (sc *screencaster) reconfigure(ctx context.Context) error {
 	if want == nil {
 		return nil
 	}
-	q := int64(want.Quality)
+	return startScreencast(ctx, tg, *want)
+}
+
+// startScreencast starts Chromium's screencast of tg with opts.
+func startScreencast(ctx context.Context, tg *chromedp.Target, opts ScreencastOptions) error {
+	q := int64(opts.Quality)
 	_, err := cdp.Call(ctx, tg, page.StartScreencast, page.StartScreencastParams{
 		Format: page.StartScreencastFormatJpeg, Quality: &q,
-		MaxWidth: int64(want.MaxWidth), MaxHeight: int64(want.MaxHeight), EveryNthFrame: 1,
+		MaxWidth: int64(opts.MaxWidth), MaxHeight: int64(opts.MaxHeight), EveryNthFrame: 1,
 	})
 	return err
+}
+
+// refresh restarts a running screencast with the same options. Chromium
+// sends a frame when the page paints, and a viewport that only changed its
+// size over a still page may not paint again for a long time; a restart
+// always begins with a frame, so the views show the new shape at once.
+func (sc *screencaster) refresh(ctx context.Context) error {
+	sc.mu.Lock()
+	cur := sc.running
+	sc.mu.Unlock()
+	if cur == nil {
+		return nil
+	}
+	tg := sc.t.target()
+	// A failed stop does not matter: the start replaces it, and its error
+	// is the one returned.
+	if _, err := cdp.Call(ctx, tg, page.StopScreencast, cdp.Empty{}); err != nil {
+		sc.failed("stop before a refresh", err)
+	}
+	return startScreencast(ctx, tg, *cur)
 }
 
 // frame runs in the CDP read loop: it must not block or call CDP itself.
