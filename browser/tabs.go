@@ -255,7 +255,14 @@ func (t *Tab) Load(ctx context.Context, url string) error {
 	if err := t.navigate(cctx, url); err != nil {
 		return fmt.Errorf("load %s: %w", url, t.fail(cctx, err))
 	}
-	return t.waitLoad(cctx, load)
+	if err := t.waitLoad(cctx, load); err != nil {
+		return err
+	}
+	// The title arrives with a target event a moment after the load; read
+	// it now, so whoever names the tab next (the transcript's "started
+	// on …") names it by its title.
+	t.refreshInfo()
+	return nil
 }
 
 // awaitLoad waits for the page a tab was created with to load: when the
