@@ -81,21 +81,8 @@ type desk struct {
 
 func newDesk(t *testing.T, edit ...func(*Options)) *desk {
 	t.Helper()
-	needBrowser(t)
 	srv := modeltest.New(t)
-	dir := t.TempDir()
-	store := SettingsStore{Path: filepath.Join(dir, "settings.json")}
-	st := DefaultSettings()
-	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
-	if err := store.Save(st); err != nil {
-		t.Fatal(err)
-	}
-	ui := newRecorder()
-	o := Options{
-		Store: store, Keyring: memKeyring{}, Detect: noServer, Log: quiet,
-		Browser: testBrowser, DataDir: dir, Emitter: ui, TextOnly: true,
-		EditRun: func(c *agents.Config) { c.Floor = agents.FloorConfig{WordsPerMinute: 60000} },
-	}
+	o, ui, dir := deskOptions(t, srv)
 	for _, e := range edit {
 		e(&o)
 	}
@@ -105,6 +92,27 @@ func newDesk(t *testing.T, edit ...func(*Options)) *desk {
 	t.Cleanup(func() { a.stopSession(5 * time.Second) })
 	ui.wait(t, 10*time.Second, EventBrowser, 0, func(d any) bool { return d.(BrowserState).Ready })
 	return &desk{App: a, ui: ui, srv: srv, dir: dir}
+}
+
+// deskOptions are an App's options as the window has them, over the shared
+// test browser, settings pointing at srv, and a recorder for what the UI
+// would receive; dir is the settings and data directory.
+func deskOptions(t *testing.T, srv *modeltest.Server) (o Options, ui *recorder, dir string) {
+	t.Helper()
+	needBrowser(t)
+	dir = t.TempDir()
+	store := SettingsStore{Path: filepath.Join(dir, "settings.json")}
+	st := DefaultSettings()
+	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
+	if err := store.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	ui = newRecorder()
+	return Options{
+		Store: store, Keyring: memKeyring{}, Detect: noServer, Log: quiet,
+		Browser: testBrowser, DataDir: dir, Emitter: ui, TextOnly: true,
+		EditRun: func(c *agents.Config) { c.Floor = agents.FloorConfig{WordsPerMinute: 60000} },
+	}, ui, dir
 }
 
 // closeLater closes a tab the test opened when it ends.

@@ -8,7 +8,6 @@ import (
 	"image/jpeg"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -79,23 +78,9 @@ func awaitFrame(t *testing.T, what string, frames <-chan [4]int, ok func(f [4]in
 func TestLiveSizedFrames(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, animatedPage)
-	}))
-	t.Cleanup(site.Close)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	tab, err := testBrowser.Open(ctx, site.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tab.Close(context.Background()) })
-	live, err := newLiveServer(testBrowser.Tab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { live.Close() })
+	tab, live := liveTab(t, ctx, pageHandler(animatedPage))
 
 	bigCtx, closeBig := context.WithCancel(ctx)
 	big := liveFrames(t, bigCtx, live, tab.ID(), 1040, 650)
@@ -145,7 +130,7 @@ func TestLiveFitViewport(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
 	log := &pageLog{}
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log.mu.Lock()
 		defer log.mu.Unlock()
 		switch r.URL.Path {
@@ -157,20 +142,10 @@ func TestLiveFitViewport(t *testing.T) {
 			w.Header().Set("Content-Type", "text/html")
 			io.WriteString(w, fitPage)
 		}
-	}))
-	t.Cleanup(site.Close)
+	})
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	tab, err := testBrowser.Open(ctx, site.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tab.Close(context.Background()) })
-	live, err := newLiveServer(testBrowser.Tab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { live.Close() })
+	tab, live := liveTab(t, ctx, page)
 	frames := liveFrames(t, ctx, live, tab.ID(), 1040, 580)
 
 	if err := tab.FitViewport(ctx, 1280, 714); err != nil {

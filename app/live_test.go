@@ -11,6 +11,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"vroom/browser"
 )
 
 const animatedPage = `<!doctype html><title>anim</title>
@@ -44,24 +46,9 @@ func readFrame(r *bufio.Reader) (frameHeader, []byte, error) {
 func TestLiveStream(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, animatedPage)
-	}))
-	t.Cleanup(site.Close)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	tab, err := testBrowser.Open(ctx, site.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tab.Close(context.Background()) })
-
-	live, err := newLiveServer(testBrowser.Tab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { live.Close() })
+	tab, live := liveTab(t, ctx, pageHandler(animatedPage))
 
 	resp, err := http.Get(live.URL() + "/live/" + tab.ID() + "?token=wrong")
 	if err != nil {
@@ -107,4 +94,32 @@ func TestLiveStream(t *testing.T) {
 		}
 		last = h.Seq
 	}
+}
+
+// pageHandler serves one HTML page at every path.
+func pageHandler(html string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, html)
+	})
+}
+
+// liveTab opens the page h serves in a tab of the shared browser, and a
+// live server over the shared browser's tabs; both close when the test
+// ends.
+func liveTab(t *testing.T, ctx context.Context, h http.Handler) (*browser.Tab, *liveServer) {
+	t.Helper()
+	site := httptest.NewServer(h)
+	t.Cleanup(site.Close)
+	tab, err := testBrowser.Open(ctx, site.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tab.Close(context.Background()) })
+	live, err := newLiveServer(testBrowser.Tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { live.Close() })
+	return tab, live
 }

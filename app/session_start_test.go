@@ -1,12 +1,10 @@
 package app
 
 import (
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"vroom/agents"
 	"vroom/internal/modeltest"
 )
 
@@ -17,22 +15,10 @@ import (
 // once the window is closing.
 func TestTaskBeforeTheWindowLoaded(t *testing.T) {
 	t.Parallel()
-	needBrowser(t)
 	srv := modeltest.New(t)
 	srv.Script("planner", modeltest.Step{Reply: done("nothing to do", true)})
-	dir := t.TempDir()
-	store := SettingsStore{Path: filepath.Join(dir, "settings.json")}
-	st := DefaultSettings()
-	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
-	if err := store.Save(st); err != nil {
-		t.Fatal(err)
-	}
-	ui := newRecorder()
-	a := New(Options{
-		Store: store, Keyring: memKeyring{}, Detect: noServer, Log: quiet,
-		Browser: testBrowser, DataDir: dir, Emitter: ui, TextOnly: true,
-		EditRun: func(c *agents.Config) { c.Floor = agents.FloorConfig{WordsPerMinute: 60000} },
-	})
+	o, ui, _ := deskOptions(t, srv)
+	a := New(o) // the window has not reported its page loaded: no session yet
 	a.startup(t.Context())
 	t.Cleanup(func() { a.stopSession(5 * time.Second) })
 
@@ -59,7 +45,8 @@ func TestTaskBeforeTheWindowLoaded(t *testing.T) {
 		}
 	}
 
-	late := New(Options{Store: store, Keyring: memKeyring{}, Detect: noServer, Log: quiet, Browser: testBrowser, DataDir: dir, Emitter: newRecorder(), TextOnly: true})
+	lo, _, _ := deskOptions(t, srv)
+	late := New(lo)
 	late.stopSession(time.Second)
 	if s := late.startSession(); s != nil {
 		t.Fatal("a session started after the window began closing")
