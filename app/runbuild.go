@@ -24,7 +24,7 @@ const drainWait = time.Second
 const closeGrace = 1500 * time.Millisecond
 
 // RunSpec is everything a run is built from, whichever face starts it: the
-// desktop (App.StartRun), `vroom run` and, later, `vroom mcp`. Zero fields
+// desktop (App.StartRun), `vroom run` and `vroom mcp`'s run_task. Zero fields
 // take the defaults noted; Task and Browser (or Endpoints) are required.
 type RunSpec struct {
 	// ID names the run and its log; empty picks agents.NewRunID.

@@ -96,8 +96,9 @@ func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 // Open opens a tab at url leased to owner. A prewarmed blank tab is
 // leased before it navigates, so no one else can act in it even while it
 // loads; the load goes on after Open returns, and the tab's first use
-// waits for it. Without one, a new tab is created with the URL in the same
-// call, the cheapest route measured (ARCHITECTURE.md, "Opening a tab").
+// waits for it. Without one, browser.Open opens a tab in the existing
+// window and loads the URL there before returning, the cheapest route that
+// keeps cross-site frames driveable (ARCHITECTURE.md, "Opening a tab").
 func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) {
 	t, err := p.fromPool(ctx)
 	if err != nil {

@@ -109,8 +109,8 @@ func FindChrome() (string, error) {
 
 // chromePaths is where FindChrome looks on goos: install locations, in
 // order, then program names for the PATH; getenv reads Windows' program
-// folders. internal/testenv keeps a copy for the tests (it may not import
-// this package); TestChromePathsMatchTestenv keeps the two equal.
+// folders. The tests find their Chromium through FindChrome too, so there
+// is one list.
 func chromePaths(goos string, getenv func(string) string) (files, names []string) {
 	switch goos {
 	case "darwin":
