@@ -42,7 +42,13 @@ type scSub struct {
 // screencaster fans one CDP screencast out to subscribers. It runs only
 // while somebody watches, at the highest quality and size anyone asked for.
 type screencaster struct {
-	t       *Tab
+	t *Tab
+	// ops serialises the start/stop sequences sent to Chromium: two at
+	// once (a view resized while the viewport is fitted) interleave into a
+	// start over a running screencast, which Chromium refuses ("Screencast
+	// is already active"). It guards no state: the frames' fan-out and the
+	// subscribers use mu, so no reader waits on the browser.
+	ops     sync.Mutex
 	mu      sync.Mutex
 	subs    map[*scSub]struct{}
 	running *ScreencastOptions
@@ -122,6 +128,8 @@ func (sc *screencaster) stopAll() {
 // subscribers: one screencast per tab, restarted when the largest size or
 // quality asked for changes (a tile resized, a view opened or closed).
 func (sc *screencaster) reconfigure(ctx context.Context) error {
+	sc.ops.Lock()
+	defer sc.ops.Unlock()
 	sc.mu.Lock()
 	var want *ScreencastOptions
 	for s := range sc.subs {
@@ -171,6 +179,8 @@ func startScreencast(ctx context.Context, tg *chromedp.Target, opts ScreencastOp
 // size over a still page may not paint again for a long time; a restart
 // always begins with a frame, so the views show the new shape at once.
 func (sc *screencaster) refresh(ctx context.Context) error {
+	sc.ops.Lock()
+	defer sc.ops.Unlock()
 	sc.mu.Lock()
 	cur := sc.running
 	sc.mu.Unlock()
