@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // The exfiltration guard: a request an agent's tab sends off the run's
@@ -379,6 +380,24 @@ func (w *watchedTab) end() {
 	}
 }
 
+// requestGrace bounds the wait, after an action the page answered by asking
+// for a navigation, for that navigation's request to reach the guard: the
+// browser can report the action done a few ms before (5 ms measured).
+const requestGrace = 300 * time.Millisecond
+
+// awaitRequest waits until a check begins after began was taken, or the
+// grace ends: an action that asked for a navigation is answered with the
+// guard's decision on it, refused or not, and nothing else waits.
+func (w *watchedTab) awaitRequest(ctx context.Context, began <-chan struct{}) {
+	grace := time.NewTimer(requestGrace)
+	defer grace.Stop()
+	select {
+	case <-began:
+	case <-grace.C:
+	case <-ctx.Done():
+	}
+}
+
 // settled waits for the guard's checks in progress, or ctx's end.
 func (w *watchedTab) settled(ctx context.Context) {
 	w.mu.Lock()
@@ -464,8 +483,12 @@ func (w *watchedTab) act(ctx context.Context, a Action) (Outcome, string, error)
 	w.readSecrets(ctx, a)
 	w.mu.Lock()
 	w.last = ""
+	began := w.began
 	w.mu.Unlock()
 	o, err := w.Tab.Act(ctx, a)
+	if err == nil && o.NavRequested {
+		w.awaitRequest(ctx, began)
+	}
 	w.settled(ctx)
 	w.mu.Lock()
 	why := w.last

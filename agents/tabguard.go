@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
-	"time"
 )
 
 // ErrUnguarded is what GuardTab wraps for a tab whose document requests
@@ -77,45 +75,7 @@ func (g *TabGuard) Tab() Tab { return g.w }
 // request the action caused ("" when none did); the outcome's Summary
 // then says so, as an agent reads it.
 func (g *TabGuard) Act(ctx context.Context, a Action) (o Outcome, refused string, err error) {
-	w := g.w
-	w.mu.Lock()
-	began := w.began
-	w.mu.Unlock()
-	o, refused, err = w.act(ctx, a)
-	if err != nil || refused != "" || o.Navigated || !commits(a) {
-		return o, refused, err
-	}
-	// The browser's settle can end before the request a submit started is
-	// held (measured: 5 ms after, here), so the refusal would be missed
-	// and the client told the click had no effect. A request that begins
-	// within the grace is waited for.
-	grace := time.NewTimer(submitGrace)
-	defer grace.Stop()
-	select {
-	case <-began:
-	case <-grace.C:
-		return o, refused, err
-	case <-ctx.Done():
-		return o, refused, err
-	}
-	w.settled(ctx)
-	w.mu.Lock()
-	refused = w.last
-	w.mu.Unlock()
-	if refused != "" {
-		o.Summary = fmt.Sprintf("%s: refused: %s. The page did not send it; do not try to send it another way", a, refused)
-	}
-	return o, refused, err
-}
-
-// submitGrace bounds the wait, after an action that may submit a form,
-// for the request it started to reach the guard.
-const submitGrace = 300 * time.Millisecond
-
-// commits reports whether a may send a form: a click, Enter, or typing
-// that submits.
-func commits(a Action) bool {
-	return a.Kind == ActClick || a.Kind == ActClickAt || a.Submit || (a.Kind == ActPress && strings.EqualFold(a.Key, "Enter"))
+	return g.w.act(ctx, a)
 }
 
 // InSites reports whether raw is on the tab's sites.

@@ -88,6 +88,8 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 	defer stopNav()
 	load, stopLoad := t.target().Subscribe("Page.loadEventFired")
 	defer stopLoad()
+	asked, stopAsked := t.target().Subscribe("Page.frameRequestedNavigation")
+	defer stopAsked()
 	if err := t.takeBefore(ctx, s); err != nil {
 		return nil, err
 	}
@@ -104,6 +106,13 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 	}
 	if err := t.verdict(ctx, s, st); err != nil {
 		return nil, err
+	}
+	// The page asked for a navigation while the action ran; if it has not
+	// committed, a request guard may still hold it.
+	select {
+	case <-asked:
+		s.r.NavRequested = !s.r.Navigated
+	default:
 	}
 	s.r.Took = time.Since(start)
 	if a.Until != nil && (st.Cond == nil || !*st.Cond) {

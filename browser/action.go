@@ -93,7 +93,12 @@ type Result struct {
 	Changed   bool     `json:"changed"`
 	Effects   []string `json:"effects,omitempty"`
 	Navigated bool     `json:"navigated,omitempty"`
-	URL       string   `json:"url"`
+	// NavRequested reports that the page asked for a navigation during
+	// the action (a form submitted, a link followed) that had not
+	// committed when the action returned: held by a request guard, or
+	// still on its way.
+	NavRequested bool   `json:"navRequested,omitempty"`
+	URL          string `json:"url"`
 	// Settled is false when the page was still changing at the deadline.
 	Settled bool `json:"settled"`
 	// Pending counts the requests the action started that were still in

@@ -78,8 +78,14 @@ func TestGuardHoldsDocumentRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"Read more", "Sponsor"} {
-		if _, err := tab.Click(ctx, find(t, obs, "link", name).Ref); err != nil {
+		r, err := tab.Click(ctx, find(t, obs, "link", name).Ref)
+		if err != nil {
 			t.Fatalf("click %s: %v", name, err)
+		}
+		// The guard refused the navigation: the result says one was asked
+		// for, so a caller knows to wait for the guard's word on it.
+		if r.Navigated || !r.NavRequested {
+			t.Fatalf("click %s: %+v, want a navigation asked for and not made", name, r)
 		}
 	}
 	if _, err := tab.Type(ctx, find(t, obs, "textbox", "Email").Ref, "ada@example.com", true); err != nil {
@@ -106,7 +112,7 @@ func TestGuardHoldsDocumentRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := tab.Click(ctx, find(t, obs, "link", "Next post").Ref)
-	if err != nil || !res.Navigated {
+	if err != nil || !res.Navigated || res.NavRequested {
 		t.Fatalf("an allowed navigation: %+v, %v", res, err)
 	}
 	stop()
