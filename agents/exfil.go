@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 )
 
 // The exfiltration guard: a request an agent's tab sends off the run's
@@ -355,7 +354,6 @@ type watchedTab struct {
 	extra    []Secret      // the tab's secrets, read before the last action
 	checking int           // guard checks in progress
 	idle     chan struct{} // closed when checking drops to 0
-	began    chan struct{} // closed (and replaced) when a check begins
 	last     string        // the refusal during the current action
 }
 
@@ -366,10 +364,6 @@ func (w *watchedTab) begin() {
 		w.idle = make(chan struct{})
 	}
 	w.checking++
-	if w.began != nil {
-		close(w.began)
-	}
-	w.began = make(chan struct{})
 }
 
 func (w *watchedTab) end() {
@@ -377,24 +371,6 @@ func (w *watchedTab) end() {
 	defer w.mu.Unlock()
 	if w.checking--; w.checking == 0 {
 		close(w.idle)
-	}
-}
-
-// requestGrace bounds the wait, after an action the page answered by asking
-// for a navigation, for that navigation's request to reach the guard: the
-// browser can report the action done a few ms before (5 ms measured).
-const requestGrace = 300 * time.Millisecond
-
-// awaitRequest waits until a check begins after began was taken, or the
-// grace ends: an action that asked for a navigation is answered with the
-// guard's decision on it, refused or not, and nothing else waits.
-func (w *watchedTab) awaitRequest(ctx context.Context, began <-chan struct{}) {
-	grace := time.NewTimer(requestGrace)
-	defer grace.Stop()
-	select {
-	case <-began:
-	case <-grace.C:
-	case <-ctx.Done():
 	}
 }
 
@@ -483,12 +459,11 @@ func (w *watchedTab) act(ctx context.Context, a Action) (Outcome, string, error)
 	w.readSecrets(ctx, a)
 	w.mu.Lock()
 	w.last = ""
-	began := w.began
 	w.mu.Unlock()
+	// The tab answers an action that asked for a navigation with what
+	// became of it (browser.Tab.awaitRequested), so the guard's check of
+	// that navigation has ended by now; others may still run.
 	o, err := w.Tab.Act(ctx, a)
-	if err == nil && o.NavRequested {
-		w.awaitRequest(ctx, began)
-	}
 	w.settled(ctx)
 	w.mu.Lock()
 	why := w.last

@@ -261,12 +261,9 @@ type Outcome struct {
 	// phrase when the diff it takes next shows the page did change.
 	Summary string
 	// Effect reports whether the action had any visible effect.
-	Effect bool
-	// NavRequested: the page asked for a navigation that had not
-	// committed when the action returned (a request guard may hold it).
-	NavRequested bool
-	Navigated    bool
-	URL          string
+	Effect    bool
+	Navigated bool
+	URL       string
 	// Pending counts requests the page still had in flight when the
 	// action stopped waiting for them; the result says "still loading".
 	Pending int

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 )
 
 // ErrUnguarded is what GuardTab wraps for a tab whose document requests
@@ -29,9 +28,9 @@ type TabGuard struct {
 // GuardTab guards t until ctx ends or Stop. agent names who acts, in what
 // the confirmer is asked; p gives the tab's sites (Sites) and the secrets
 // that never leave them; c is asked when the person's data would leave
-// them (nil: it is denied). With ConfirmLeaveOrigin unset, a request off
-// the sites that carries none of the person's data goes: where the tab may
-// go is the driver's business, what it may send is the guard's.
+// them (nil: it is denied). With ConfirmLeaveOrigin set, leaving the
+// sites at all is asked too; unset, a request off the sites that carries
+// none of the person's data goes.
 func GuardTab(ctx context.Context, t Tab, agent string, p Policy, c Confirmer) (*TabGuard, error) {
 	g := &TabGuard{gate: newGate(p, c), agent: agent, stop: func() {}}
 	if err := g.Resume(ctx, t); err != nil {
@@ -45,7 +44,7 @@ func GuardTab(ctx context.Context, t Tab, agent string, p Policy, c Confirmer) (
 // sites and the answers given. A guard still on is stopped first.
 func (g *TabGuard) Resume(ctx context.Context, t Tab) error {
 	g.stop()
-	w := &watchedTab{Tab: t, seen: g.gate.seen, sites: g.gate.siteList, began: make(chan struct{})}
+	w := &watchedTab{Tab: t, seen: g.gate.seen, sites: g.gate.siteList}
 	gt, ok := guardedOf(t)
 	if !ok {
 		return fmt.Errorf("guard tab %s: %w", t.ID(), ErrUnguarded)
@@ -77,29 +76,6 @@ func (g *TabGuard) Tab() Tab { return g.w }
 func (g *TabGuard) Act(ctx context.Context, a Action) (o Outcome, refused string, err error) {
 	return g.w.act(ctx, a)
 }
-
-// InSites reports whether raw is on the tab's sites.
-func (g *TabGuard) InSites(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	return g.gate.inSites(u)
-}
-
-// AddSite adds a host pattern (ValidateHost's form) to the tab's sites:
-// the person allowed it.
-func (g *TabGuard) AddSite(pattern string) error {
-	hp, err := parseHost(pattern)
-	if err != nil {
-		return fmt.Errorf("add a site: %w", err)
-	}
-	g.gate.addSite(hp)
-	return nil
-}
-
-// Sites lists the tab's sites, as people read them.
-func (g *TabGuard) Sites() []string { return g.gate.siteList() }
 
 // Stop removes the guard: the tab's requests go unchecked until another
 // holder guards it (an agent's, when the tab is lent to a run). It is

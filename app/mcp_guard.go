@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,11 +10,13 @@ import (
 	"vroom/agents"
 )
 
-// The safety gate of the tabs an MCP client drives itself: the checks an
-// agent's action goes through before it runs (irreversible actions,
-// links off the tab's sites), and the exfiltration guard an agent's tab
-// gets (agents.TabGuard over app's guard.go), which holds the tab's
-// requests while the client has it. Both ask the client's user through
+// The safety gate of the tabs an MCP client drives itself: the check an
+// agent's action goes through before it runs (irreversible actions), and
+// the exfiltration guard an agent's tab gets (agents.TabGuard over app's
+// guard.go), which holds the tab's document requests while the client has
+// it. Leaving the tab's sites — a link, a form, a redirect, a script — and
+// sending the person's data off them are decided there, once, before the
+// request leaves the browser. Both ask the client's user through
 // elicitation, and deny without it.
 
 // guardTab puts d's tab under the exfiltration guard for the server's
@@ -24,7 +25,7 @@ import (
 // page sends by itself, with no call under way, is denied when it would
 // carry the person's data off the sites.
 func (s *mcpServer) guardTab(d *drivenTab, site string) (*agents.TabGuard, error) {
-	p := agents.Policy{Sites: []string{site}}
+	p := agents.Policy{Sites: []string{site}, ConfirmLeaveOrigin: true}
 	ask := agents.ConfirmFunc(func(ctx context.Context, c agents.Confirmation) (agents.Decision, error) {
 		s.mu.Lock()
 		el := d.call
@@ -58,7 +59,8 @@ func (s *mcpServer) during(ctx context.Context, req *mcp.CallToolRequest, d *dri
 }
 
 // admit puts a through the gate the agents' actions go through: its class
-// from its target (agents.Classify), and where a link leads.
+// from its target (agents.Classify). Where a link leads is the guard's to
+// ask, when the browser is about to go there.
 func (s *mcpServer) admit(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab, a agents.Action) error {
 	if a.Kind == agents.ActScroll {
 		return nil
@@ -74,19 +76,14 @@ func (s *mcpServer) admit(ctx context.Context, req *mcp.CallToolRequest, d *driv
 			return err
 		}
 	}
-	if t.Role == "link" && a.Kind == agents.ActClick && t.URL != "" && !s.onSites(d, t.URL) {
-		c := agents.Confirmation{Agent: mcpAgent, Action: a.String() + " to " + t.URL, Target: siteOf(t.URL), Reason: "it leaves the tab's sites (" + s.sitesOf(d) + ")", URL: t.URL}
-		return s.confirm(ctx, req, d, c, "")
-	}
 	return nil
 }
 
-// confirm asks the client's user to approve c; key, when set, remembers
-// "allow for this run" for the tab's life. Leaving the sites, once
-// allowed for the run, adds the host to the tab's sites.
+// confirm asks the client's user to approve c; key remembers "allow for
+// this run" for the tab's life.
 func (s *mcpServer) confirm(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab, c agents.Confirmation, key string) error {
 	s.mu.Lock()
-	ok := key != "" && d.allowed[key]
+	ok := d.allowed[key]
 	s.mu.Unlock()
 	if ok {
 		return nil
@@ -99,42 +96,10 @@ func (s *mcpServer) confirm(ctx context.Context, req *mcp.CallToolRequest, d *dr
 	case agents.AllowOnce:
 		return nil
 	case agents.AllowForRun:
-		if key != "" {
-			s.mu.Lock()
-			d.allowed[key] = true
-			s.mu.Unlock()
-		} else if u, err := url.Parse(c.URL); err == nil {
-			if err := d.guard.AddSite(u.Hostname()); err != nil {
-				s.env.Log.Warn("a site the user allowed is not remembered", "url", c.URL, "err", err)
-			}
-		}
+		s.mu.Lock()
+		d.allowed[key] = true
+		s.mu.Unlock()
 		return nil
 	}
 	return fmt.Errorf("%s: %w by the user (%s)", c.Action, agents.ErrDenied, c.Reason)
-}
-
-// onSites reports whether raw is on one of d's sites (or a subdomain).
-func (s *mcpServer) onSites(d *drivenTab, raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	if u.Scheme == "about" || u.Scheme == "javascript" {
-		return true
-	}
-	return d.guard.InSites(raw)
-}
-
-// siteOf is raw's scheme and host, as a confirmation's target.
-func siteOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return raw
-	}
-	return u.Scheme + "://" + u.Host
-}
-
-// sitesOf names d's sites for a reason shown to the user.
-func (s *mcpServer) sitesOf(d *drivenTab) string {
-	return strings.Join(d.guard.Sites(), ", ")
 }

@@ -223,11 +223,10 @@ func (s *mcpServer) scroll(ctx context.Context, req *mcp.CallToolRequest, in scr
 }
 
 // act performs a on the client's tab, after the safety gate: an
-// irreversible action, or a link off the tab's sites, needs the user's
-// approval through elicitation. A click that lands off the sites anyway
-// goes back. The requests the action causes go through the exfiltration
-// guard: the person's data leaving the tab's sites is asked too, and a
-// refusal is the result. The result is the verdict and what changed, as
+// irreversible action needs the user's approval through elicitation. The
+// document requests the action causes go through the exfiltration guard:
+// leaving the tab's sites, or the person's data leaving them, is asked
+// before the request goes, and a refusal is the result. The result is the verdict and what changed, as
 // an agent's.
 func (s *mcpServer) act(ctx context.Context, req *mcp.CallToolRequest, id string, a agents.Action) (*mcp.CallToolResult, actResult, error) {
 	d, err := s.tab(id)
@@ -252,14 +251,6 @@ func (s *mcpServer) act(ctx context.Context, req *mcp.CallToolRequest, id string
 	if refused != "" {
 		out.Denied = refused + "; the page did not send it"
 		return deniedResult(out), out, nil
-	}
-	if o.Navigated && !s.onSites(d, o.URL) {
-		leave := agents.Confirmation{Agent: mcpAgent, Action: "go to " + o.URL, Target: siteOf(o.URL), Reason: "it leaves the tab's sites (" + s.sitesOf(d) + ")", URL: o.URL}
-		if err := s.confirm(ctx, req, d, leave, ""); err != nil {
-			d.tab.Act(ctx, agents.Action{Kind: agents.ActBack}) // back where the user agreed to be
-			out.Denied = err.Error() + "; the tab went back"
-			return deniedResult(out), out, nil
-		}
 	}
 	if o.Navigated {
 		obs, err := d.guard.Tab().Observe(ctx)

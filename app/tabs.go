@@ -437,7 +437,7 @@ func (a *agentTab) Act(ctx context.Context, act agents.Action) (agents.Outcome, 
 	// Any effect the browser saw counts: a value the page set by script
 	// is an effect even when no node changed.
 	effect := r.Changed || r.Navigated || len(r.Effects) > 0
-	return agents.Outcome{Summary: r.String(), Effect: effect, Navigated: r.Navigated, NavRequested: r.NavRequested, URL: r.URL, Pending: r.Pending}, nil
+	return agents.Outcome{Summary: r.String(), Effect: effect, Navigated: r.Navigated, URL: r.URL, Pending: r.Pending}, nil
 }
 
 // Screenshot captures the viewport as PNG; one pixel is one click_at unit.

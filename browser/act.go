@@ -84,19 +84,15 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 		return nil, err
 	}
 	// Subscribed before the input, so a navigation it causes is not missed.
-	nav, stopNav := t.target().Subscribe("Page.frameNavigated")
-	defer stopNav()
-	load, stopLoad := t.target().Subscribe("Page.loadEventFired")
-	defer stopLoad()
-	asked, stopAsked := t.target().Subscribe("Page.frameRequestedNavigation")
-	defer stopAsked()
+	ev := t.subscribeNav()
+	defer ev.stop()
 	if err := t.takeBefore(ctx, s); err != nil {
 		return nil, err
 	}
 	if err := t.perform(ctx, s); err != nil {
 		return nil, err
 	}
-	st, err := t.settle(ctx, s, nav, load)
+	st, err := t.settle(ctx, s, ev)
 	if err != nil {
 		if st.hung {
 			s.r.Took, s.r.URL = time.Since(start), s.before.URL
@@ -106,13 +102,6 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 	}
 	if err := t.verdict(ctx, s, st); err != nil {
 		return nil, err
-	}
-	// The page asked for a navigation while the action ran; if it has not
-	// committed, a request guard may still hold it.
-	select {
-	case <-asked:
-		s.r.NavRequested = !s.r.Navigated
-	default:
 	}
 	s.r.Took = time.Since(start)
 	if a.Until != nil && (st.Cond == nil || !*st.Cond) {

@@ -94,9 +94,10 @@ type Result struct {
 	Effects   []string `json:"effects,omitempty"`
 	Navigated bool     `json:"navigated,omitempty"`
 	// NavRequested reports that the page asked for a navigation during
-	// the action (a form submitted, a link followed) that had not
-	// committed when the action returned: held by a request guard, or
-	// still on its way.
+	// the action (a form submitted, a link followed) that had neither
+	// committed nor ended when the action stopped waiting for it:
+	// Options.SettleTimeout after the input, or after the tab's guard
+	// let the last held request go.
 	NavRequested bool   `json:"navRequested,omitempty"`
 	URL          string `json:"url"`
 	// Settled is false when the page was still changing at the deadline.

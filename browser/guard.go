@@ -116,6 +116,8 @@ func (t *Tab) answer(ctx context.Context, ev *fetch.EventRequestPaused, check fu
 	for _, e := range ev.Request.PostDataEntries {
 		r.Body += string(e.Bytes)
 	}
+	t.held.Add(1)
+	defer t.held.Add(-1)
 	err := check(ctx, r)
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), guardWait)
 	defer cancel()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
 )
 
 // quietMs is how long the DOM must stay still, after a frame, for the page
@@ -25,9 +26,99 @@ type settled struct {
 	// flight when the network bound was reached.
 	Pending int `json:"pending"`
 	// navigated is set when a new document replaced the one acted on,
-	// hung when the page stopped answering.
-	navigated bool
-	hung      bool
+	// hung when the page stopped answering; navPending when the page
+	// asked for a navigation that had neither committed nor ended when
+	// the wait for it stopped.
+	navigated  bool
+	hung       bool
+	navPending bool
+}
+
+// navEvents are the page events an action's settle follows, subscribed
+// before the input.
+type navEvents struct {
+	nav, load, asked, stopped <-chan jsonv2.Value
+	stop                      func()
+}
+
+func (t *Tab) subscribeNav() *navEvents {
+	tg := t.target()
+	ev := &navEvents{}
+	var stops [4]func()
+	ev.nav, stops[0] = tg.Subscribe("Page.frameNavigated")
+	ev.load, stops[1] = tg.Subscribe("Page.loadEventFired")
+	ev.asked, stops[2] = tg.Subscribe("Page.frameRequestedNavigation")
+	ev.stopped, stops[3] = tg.Subscribe("Page.frameStoppedLoading")
+	ev.stop = func() {
+		for _, f := range stops {
+			f()
+		}
+	}
+	return ev
+}
+
+// askedTop reports whether the page asked, since the input, to navigate
+// its top frame in this tab (not a new window, not a download).
+func (ev *navEvents) askedTop(top string) bool {
+	asked := false
+	for {
+		select {
+		case v := <-ev.asked:
+			var e page.EventFrameRequestedNavigation
+			if jsonv2.Unmarshal(v, &e) == nil && string(e.FrameID) == top &&
+				e.Disposition == page.ClientNavigationDispositionCurrentTab {
+				asked = true
+			}
+		default:
+			return asked
+		}
+	}
+}
+
+// navFate is what became of a navigation the page asked for.
+type navFate int
+
+const (
+	navCommitted navFate = iota // a new document replaced the page
+	navEnded                    // it ended without one: 204, a download, another navigation
+	navPending                  // neither, when the wait stopped
+)
+
+// awaitRequested waits for the fate of a navigation the page asked for
+// during the action. While the tab's guard holds a request the wait
+// lasts as long as its check — the person may be deciding — and
+// SettleTimeout after it, so an action is answered with what its
+// navigation did, never before.
+func (t *Tab) awaitRequested(ctx context.Context, ev *navEvents) (navFate, error) {
+	timer := time.NewTimer(t.b.opts.SettleTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ev.nav:
+			return navCommitted, nil
+		case v := <-ev.stopped:
+			var e page.EventFrameStoppedLoading
+			if jsonv2.Unmarshal(v, &e) != nil || string(e.FrameID) != t.id {
+				continue
+			}
+			// frameNavigated precedes a commit's stop, on its own channel.
+			select {
+			case <-ev.nav:
+				return navCommitted, nil
+			default:
+				return navEnded, nil
+			}
+		case <-timer.C:
+			if t.held.Load() == 0 {
+				return navPending, nil
+			}
+			timer.Reset(t.b.opts.SettleTimeout)
+		case <-ctx.Done():
+			return navPending, context.Cause(ctx)
+		case <-t.dead.Done():
+			return navPending, context.Cause(t.dead)
+		}
+	}
 }
 
 // settle waits, driven by the page's events and bounded by
@@ -35,10 +126,11 @@ type settled struct {
 // page, or, after a navigation, for the new document's load. nav and load
 // were subscribed before the input was sent. On ErrUnresponsive the
 // returned state has hung set.
-func (t *Tab) settle(ctx context.Context, s *step, nav, load <-chan jsonv2.Value) (settled, error) {
+func (t *Tab) settle(ctx context.Context, s *step, ev *navEvents) (settled, error) {
 	// A second past the in-page wait's own deadline: the page's timers
 	// normally end it first.
-	wait, cancel := context.WithTimeout(ctx, t.b.opts.SettleTimeout+time.Second)
+	bound := t.b.opts.SettleTimeout + time.Second
+	wait, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	st := settled{navigated: s.a.navigates()}
 	if t.waiting != nil {
@@ -50,14 +142,27 @@ func (t *Tab) settle(ctx context.Context, s *step, nav, load <-chan jsonv2.Value
 		}
 	}
 	select {
-	case <-nav:
+	case <-ev.nav:
 		st.navigated = true
 	default:
+	}
+	if !st.navigated && ev.askedTop(t.id) {
+		fate, err := t.awaitRequested(ctx, ev)
+		st.navPending = fate == navPending
+		if err != nil || fate != navCommitted {
+			return st, err
+		}
+		// The new document's load gets its own bound: the request may
+		// have been held for as long as a person took to decide.
+		st.navigated = true
+		var end context.CancelFunc
+		wait, end = context.WithTimeout(ctx, bound)
+		defer end()
 	}
 	if !st.navigated {
 		return st, nil
 	}
-	err := t.settleLoad(ctx, wait, s, &st, load)
+	err := t.settleLoad(ctx, wait, s, &st, ev.load)
 	return st, err
 }
 

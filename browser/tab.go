@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -59,6 +60,11 @@ type Tab struct {
 	netOn map[*chromedp.Target]bool
 
 	sc screencaster
+
+	// held counts the document requests the tab's guard holds while
+	// their check runs: an action awaiting the navigation it caused
+	// waits as long as a check does (a person may be deciding).
+	held atomic.Int32
 
 	// waiting, when set (by tests), is called as an action starts its
 	// after-action wait, so a test can act on a call that is pending.

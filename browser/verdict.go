@@ -72,6 +72,9 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 	if r.Navigated {
 		r.Effects = append(r.Effects, "navigation")
 	}
+	if r.NavRequested = st.navPending && !r.Navigated; r.NavRequested {
+		r.Effects = append(r.Effects, "a navigation started, not loaded yet")
+	}
 	if !st.navigated {
 		r.Effects = append(r.Effects, effects(s.a, s.before, after)...)
 	}
