@@ -1003,23 +1003,25 @@
         for (const l of el.labels) { const b = l.getBoundingClientRect(); if (b.width > 0) { target = l; break; } }
       }
     }
-    r = target.getBoundingClientRect();
-    let v = shownRect(target, r);
+    let a = aim(target, null);
     // A target cut by the viewport or by a scroller it sits in (a row of
     // 5,000 buttons scrolled sideways) is scrolled into view: every
     // scrolling ancestor moves, not only the page.
-    if (scroll !== false && (v.right - v.left < r.width - 0.5 || v.bottom - v.top < r.height - 0.5)) {
-      target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-      r = target.getBoundingClientRect();
-      v = shownRect(target, r);
+    if (scroll !== false && (a.cut || a.err)) a = aim(target, 'center');
+    if (a.err) return a;
+    let hit = hitOK(el, a.x, a.y);
+    // Page chrome over part of the viewport — a sticky header or footer,
+    // a chat bubble — covers a target only where the page happens to be
+    // scrolled: moved elsewhere in the viewport, it is clear. A dialog or
+    // a layer over the whole viewport is not scrolled away from; its
+    // controls are the answer.
+    for (const block of ['center', 'end', 'start']) {
+      if (hit.ok || scroll === false || !chrome(hit.layer)) break;
+      a = aim(target, block);
+      if (a.err) return a;
+      hit = hitOK(el, a.x, a.y);
     }
-    // Centre of the part of the box that shows; if the clipping guess was
-    // wrong (an absolutely placed popup escapes its ancestor's overflow),
-    // the part inside the viewport, and the hit test has the last word.
-    if (v.right - v.left < 1 || v.bottom - v.top < 1) v = shownRect(null, r);
-    if (v.right - v.left < 1 || v.bottom - v.top < 1) return { err: 'offscreen' };
-    const x = (v.left + v.right) / 2, y = (v.top + v.bottom) / 2;
-    const hit = hitOK(el, x, y);
+    const x = a.x, y = a.y;
     if (!hit.ok) return covered(hit, x, y, next);
     // The baseline for the verdict is taken after our own scrolling, so
     // scrolling a target into view never counts as an effect.
@@ -1027,6 +1029,34 @@
     const fp = fingerprint(ref, true);
     if (focus && editable) focusAll(el);
     return { x, y, tag, type: el.type || '', editable, role: roleOf(el, tag), fp };
+  }
+
+  // aim is the point to press on target: the centre of the part of its box
+  // that shows, after scrolling it to block ('center', 'end', 'start') when
+  // set. cut says part of the box is hidden. If the clipping guess was
+  // wrong (an absolutely placed popup escapes its ancestor's overflow), the
+  // part inside the viewport, and the hit test has the last word.
+  function aim(target, block) {
+    if (block) target.scrollIntoView({ block, inline: 'center', behavior: 'instant' });
+    const r = target.getBoundingClientRect();
+    let v = shownRect(target, r);
+    const cut = v.right - v.left < r.width - 0.5 || v.bottom - v.top < r.height - 0.5;
+    if (v.right - v.left < 1 || v.bottom - v.top < 1) v = shownRect(null, r);
+    if (v.right - v.left < 1 || v.bottom - v.top < 1) return { err: 'offscreen' };
+    return { x: (v.left + v.right) / 2, y: (v.top + v.bottom) / 2, cut };
+  }
+
+  // chrome says whether layer L is page chrome a target can be scrolled
+  // out from under: not a dialog, and covering less than most of the
+  // viewport.
+  function chrome(L) {
+    if (!L || L.tagName === 'DIALOG' || L.getAttribute('aria-modal') === 'true') return false;
+    const role = L.getAttribute('role');
+    if (role === 'dialog' || role === 'alertdialog') return false;
+    const b = L.getBoundingClientRect();
+    const w = Math.max(0, Math.min(b.right, innerWidth) - Math.max(b.left, 0));
+    const h = Math.max(0, Math.min(b.bottom, innerHeight) - Math.max(b.top, 0));
+    return w * h < innerWidth * innerHeight * 0.5;
   }
 
   // shownRect is the part of box r inside the viewport and, with el, inside
