@@ -265,6 +265,12 @@ func (e *executor) admit(ctx context.Context, a Action, tc toolCall) (shown Acti
 		b, _ := json.Marshal(shown)
 		args = string(b)
 	}
+	if a.Kind == ActClick && t.NewTab && t.URL != "" {
+		if err := e.r.gate.destination(ctx, e.name, t.URL); err != nil {
+			out := e.refuse(tc, a, err)
+			return shown, args, &out
+		}
+	}
 	if class, reason := Classify(a, t); class == Irreversible {
 		if err := e.confirm(ctx, a, shown, args, tc, t, reason); err != nil {
 			out := e.refuse(tc, a, err)

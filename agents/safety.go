@@ -272,6 +272,16 @@ func (g *gate) lists(raw string, u *url.URL) error {
 // on leaving the run's sites. What the person approves here passes the
 // request guard once (request, in exfil.go), so they are asked once.
 func (g *gate) navigation(ctx context.Context, agent, raw string) error {
+	if err := g.destination(ctx, agent, raw); err != nil {
+		return err
+	}
+	g.pass(raw)
+	return nil
+}
+
+// destination is navigation's check without the pass: for a link that
+// opens a new tab, whose request no guard of this tab will see.
+func (g *gate) destination(ctx context.Context, agent, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "about") {
 		return fmt.Errorf("navigate to %q: %w: only http and https URLs are allowed", raw, ErrDenied)
@@ -285,11 +295,7 @@ func (g *gate) navigation(ctx context.Context, agent, raw string) error {
 	found := g.seen.leaks(raw, "", nil)
 	shown := masked(raw, found)
 	c := Confirmation{Agent: agent, Action: "navigate to " + shown, Target: originOf(raw), URL: shown}
-	if err := g.outside(ctx, c, u, found); err != nil {
-		return err
-	}
-	g.pass(raw)
-	return nil
+	return g.outside(ctx, c, u, found)
 }
 
 // outside decides on a request that leaves the run's sites: with the

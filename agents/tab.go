@@ -252,6 +252,10 @@ type Target struct {
 	// Sensitive marks a password or card field: typed text is masked in
 	// the run log.
 	Sensitive bool
+	// NewTab marks a link that opens another tab: the new tab's requests
+	// are not the guarded tab's, so its destination is checked before the
+	// click, as a navigate is.
+	NewTab bool
 }
 
 // Outcome is the verdict on one action.

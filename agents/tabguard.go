@@ -77,6 +77,13 @@ func (g *TabGuard) Act(ctx context.Context, a Action) (o Outcome, refused string
 	return g.w.act(ctx, a)
 }
 
+// Destination checks where a link that opens a new tab leads, before the
+// click: the new tab's requests are outside this guard. Off the tab's
+// sites it asks as a request would.
+func (g *TabGuard) Destination(ctx context.Context, raw string) error {
+	return g.gate.destination(ctx, g.agent, raw)
+}
+
 // Stop removes the guard: the tab's requests go unchecked until another
 // holder guards it (an agent's, when the tab is lent to a run). It is
 // safe to call more than once.

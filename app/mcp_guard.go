@@ -60,7 +60,8 @@ func (s *mcpServer) during(ctx context.Context, req *mcp.CallToolRequest, d *dri
 
 // admit puts a through the gate the agents' actions go through: its class
 // from its target (agents.Classify). Where a link leads is the guard's to
-// ask, when the browser is about to go there.
+// ask, when the browser is about to go there — except a link into a new
+// tab, whose request the tab's guard never sees: it is checked here.
 func (s *mcpServer) admit(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab, a agents.Action) error {
 	if a.Kind == agents.ActScroll {
 		return nil
@@ -68,6 +69,11 @@ func (s *mcpServer) admit(ctx context.Context, req *mcp.CallToolRequest, d *driv
 	t, err := d.tab.Target(ctx, a)
 	if err != nil {
 		return fmt.Errorf("%s: %w; observe the page for current refs", a, err)
+	}
+	if a.Kind == agents.ActClick && t.NewTab && t.URL != "" {
+		if err := d.guard.Destination(ctx, t.URL); err != nil {
+			return fmt.Errorf("%s: %w", a, err)
+		}
 	}
 	if class, reason := agents.Classify(a, t); class == agents.Irreversible {
 		target := strings.TrimSpace(t.Role + " " + fmt.Sprintf("%q", t.Name))

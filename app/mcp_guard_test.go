@@ -21,7 +21,8 @@ import (
 // only a search. Without elicitation both are refused and the other host
 // is never reached. A user who is asked sees the email named on the first
 // (and declines) and only the leaving on the second (and allows it once):
-// exactly that one request arrives, and the tab is on the other host.
+// exactly that one request arrives, and the tab is on the other host. A
+// link that opens a new tab with the email is refused before the click.
 func TestMCPEngineExfil(t *testing.T) {
 	carefulUser := func(r *mcp.ElicitRequest) *mcp.ElicitResult {
 		if strings.Contains(r.Params.Message, "alice") || strings.Contains(r.Params.Message, "email") {
@@ -55,6 +56,13 @@ func TestMCPEngineExfil(t *testing.T) {
 				!strings.Contains(clicked.Denied, "localhost") || !strings.Contains(text, refusal) {
 				t.Fatalf("the email sent off the site was not refused: %+v\n%s", clicked, text)
 			}
+			// A link into a new tab is outside the tab's guard: checked
+			// before the click.
+			verify := modeltest.Ref(opened.Page, "link", "Verify")
+			res = callTool(t, cs, "click", map[string]any{"tab": opened.Tab, "ref": verify}, &clicked)
+			if text := contentText(res); !res.IsError || !strings.Contains(text, "your email") || !strings.Contains(text, refusal) {
+				t.Fatalf("the email in a new tab's link was not refused: %s", text)
+			}
 			if n := got(); len(n) != 0 {
 				t.Fatalf("the other host was reached: %q", n)
 			}
@@ -73,7 +81,7 @@ func TestMCPEngineExfil(t *testing.T) {
 			h.mu.Lock()
 			asked := slices.Clone(h.elicited)
 			h.mu.Unlock()
-			if c.elicit != nil && (len(asked) != 2 || strings.Contains(asked[1], "alice")) {
+			if c.elicit != nil && (len(asked) != 3 || strings.Contains(asked[2], "alice")) {
 				t.Fatalf("the user was asked %q", asked)
 			}
 		})
@@ -98,7 +106,8 @@ func exfilSites(t *testing.T) (got func() []string, page string) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<title>Account</title><p>Signed in as alice.liddell@example.com</p>
 <form action="%[1]s"><input type="hidden" name="who" value="alice.liddell@example.com"><button>Continue</button></form>
-<form action="%[1]s"><input type="hidden" name="q" value="weather"><button>Forecast</button></form>`, off)
+<form action="%[1]s"><input type="hidden" name="q" value="weather"><button>Forecast</button></form>
+<a href="%[1]s?who=alice.liddell%%40example.com" target="_blank">Verify</a>`, off)
 	}))
 	t.Cleanup(srv.Close)
 	return func() []string {

@@ -404,7 +404,7 @@ func (a *agentTab) Target(ctx context.Context, act agents.Action) (agents.Target
 	if !ok {
 		return agents.Target{}, fmt.Errorf("%s is not in the latest observation of this page", ref)
 	}
-	tg.Role, tg.Name, tg.Sensitive, tg.Form = c.Role, c.Name, c.Sensitive, c.Form
+	tg.Role, tg.Name, tg.Sensitive, tg.Form, tg.NewTab = c.Role, c.Name, c.Sensitive, c.Form, c.NewTab
 	if c.Href != "" {
 		if u, err := url.Parse(a.url); err == nil {
 			if h, err := u.Parse(c.Href); err == nil {

@@ -85,6 +85,9 @@ type Control struct {
 	Sensitive bool     `json:"sensitive,omitempty"`
 	Options   []string `json:"options,omitempty"`
 	Href      string   `json:"href,omitempty"`
+	// NewTab marks a link that opens another tab or window (a target
+	// attribute); its Href is then the whole resolved URL.
+	NewTab bool `json:"newTab,omitempty"`
 	// Form describes the form the control belongs to (its label, name,
 	// id or action), for the safety gate: what a form submits is often
 	// named there and not on its button.

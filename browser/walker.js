@@ -842,7 +842,14 @@
       if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true' || el.closest('[inert]')) ctl.disabled = true;
       if (act === el) ctl.focused = true;
       if (c.tag === 'SELECT') ctl.options = Array.from(el.options).slice(0, 12).map((x) => clip(squash(x.textContent), 40));
-      if (c.tag === 'A') ctl.href = clip(el.getAttribute('href') || '', 120);
+      if (c.tag === 'A') {
+        // A link into another tab or window: its request is the new tab's,
+        // outside this tab's request guard, so the caller checks the whole
+        // destination before the click.
+        const tg = el.getAttribute('target') || (document.querySelector('base[target]') || {}).target || '';
+        if (tg && !/^_(self|top|parent)$/i.test(tg) && el.href) ctl.newTab = true;
+        ctl.href = ctl.newTab ? el.href : clip(el.getAttribute('href') || '', 120);
+      }
       // The form a control submits names what it commits ("delete-account",
       // "/checkout/pay"), which the button's own name often does not.
       const form = el.form || (el.closest && el.closest('form'));
