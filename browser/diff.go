@@ -22,6 +22,9 @@ type Diff struct {
 	Added   []Control    `json:"added,omitempty"`
 	Changed []Control    `json:"changed,omitempty"`
 	Removed []string     `json:"removed,omitempty"`
+	// Behind are controls of the baseline now blocked behind an open
+	// modal: out of reach until it closes, not gone.
+	Behind []string `json:"behind,omitempty"`
 	// Text is the page prose that is new since the baseline (a message
 	// that appeared, a result that changed), cut to maxDiffText; TextGone
 	// is prose that went away with nothing in its place (an error message
@@ -37,7 +40,7 @@ type Diff struct {
 
 // Empty reports whether nothing changed in the compared view.
 func (d *Diff) Empty() bool {
-	return d.Full == nil && d.URL == "" && d.Title == "" && d.Dialog == nil && d.Text == "" && d.TextGone == "" && len(d.Added)+len(d.Changed)+len(d.Removed) == 0
+	return d.Full == nil && d.URL == "" && d.Title == "" && d.Dialog == nil && d.Text == "" && d.TextGone == "" && len(d.Added)+len(d.Changed)+len(d.Removed)+len(d.Behind) == 0
 }
 
 // Changes observes the page and reports what changed since observation
@@ -93,8 +96,16 @@ func diffObs(d *Diff, base *baseline, obs *Observation) *Diff {
 			d.Changed = append(d.Changed, c)
 		}
 	}
+	behind := make(map[string]bool, len(obs.behind))
+	for _, ref := range obs.behind {
+		behind[ref] = true
+	}
 	for _, ref := range base.order {
-		if !seen[ref] {
+		switch {
+		case seen[ref]:
+		case behind[ref]:
+			d.Behind = append(d.Behind, ref)
+		default:
 			d.Removed = append(d.Removed, ref)
 		}
 	}
@@ -178,6 +189,9 @@ func (d *Diff) Compact() string {
 	}
 	if len(d.Removed) > 0 {
 		fmt.Fprintf(&sb, "- %s\n", strings.Join(d.Removed, " "))
+	}
+	if len(d.Behind) > 0 {
+		fmt.Fprintf(&sb, "behind the dialog until it closes (not gone): %s\n", strings.Join(d.Behind, " "))
 	}
 	if d.Text != "" {
 		fmt.Fprintf(&sb, "text now: %s\n", d.Text)

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -80,4 +81,41 @@ func TestNoModalNoBlock(t *testing.T) {
 		t.Fatalf("an app in a fixed box: blocked %d, dialog %q:\n%s", o.Blocked, o.Dialog, o.Compact())
 	}
 	find(t, o, "button", "Page button 1")
+}
+
+// TestModalDiffBehind: when a modal opens, the diff tells controls now
+// out of reach behind it from controls that went away: the former are
+// listed as behind the dialog (not gone), the latter as removed, and
+// when it closes they are back under the same refs.
+func TestModalDiffBehind(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/modal.html")
+	ctx := tctx(t)
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1, far := find(t, o, "button", "Page button 1").Ref, find(t, o, "button", "Page button far").Ref
+	eval[bool](t, tab, `[...document.querySelectorAll('button')].find((b) => b.textContent === 'Page button far').remove() || open("aria", false)`)
+	d, err := tab.Changes(ctx, o.Version, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact := d.Compact()
+	if !slices.Contains(d.Behind, b1) || slices.Contains(d.Behind, far) || !slices.Equal(d.Removed, []string{far}) ||
+		!strings.Contains(compact, "behind the dialog until it closes (not gone): ") {
+		t.Fatalf("diff when the modal opened:\n%s", compact)
+	}
+	eval[bool](t, tab, `document.getElementById('modal').remove() || true`)
+	d, err = tab.Changes(ctx, d.Version, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := false
+	for _, c := range d.Added {
+		back = back || c.Ref == b1
+	}
+	if !back {
+		t.Fatalf("diff when the modal closed:\n%s", d.Compact())
+	}
 }

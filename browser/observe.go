@@ -128,6 +128,9 @@ type Observation struct {
 	WalkMs float64 `json:"walkMs"`
 
 	doc cdp.LoaderID
+	// behind are refs already handed out of controls now blocked behind
+	// the modal (at most 200), for a diff to tell from removed ones.
+	behind []string
 }
 
 type frameObs struct {
@@ -140,6 +143,7 @@ type frameObs struct {
 	Dialog     string    `json:"dialog"`
 	DialogRef  string    `json:"dialogRef"`
 	Blocked    int       `json:"blocked"`
+	Behind     []string  `json:"behind"`
 	Candidates int       `json:"candidates"`
 	Controls   []Control `json:"controls"`
 	Headings   []string  `json:"headings"`
@@ -346,7 +350,7 @@ func (m *merge) addFrame(fo *frameObs, top bool) {
 		return
 	}
 	m.vw, m.vh = fo.VW, fo.VH
-	obs.URL, obs.Title, obs.Dialog, obs.DialogRef, obs.Blocked = fo.URL, fo.Title, fo.Dialog, fo.DialogRef, fo.Blocked
+	obs.URL, obs.Title, obs.Dialog, obs.DialogRef, obs.Blocked, obs.behind = fo.URL, fo.Title, fo.Dialog, fo.DialogRef, fo.Blocked, fo.Behind
 	obs.Headings, obs.Text, obs.TextCut = fo.Headings, fo.Text, fo.TextCut
 	obs.Viewport = [2]int{int(fo.VW), int(fo.VH)}
 	obs.Scroll = [2]int{int(fo.SX), int(fo.SY)}

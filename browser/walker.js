@@ -772,6 +772,11 @@
     // they are not listed).
     const unlisted = blocked && !query && !o.all ? blocked : 0;
     if (unlisted) pool = cands.filter((c) => !c.blocked);
+    // The refs the agent has already been given of controls now behind
+    // the modal, so a diff says they are out of reach, not gone (bounded:
+    // a long page behind a dialog is counted, not listed).
+    const behind = [];
+    if (blocked) for (const c of cands) if (c.blocked && S.refs.has(c.el) && behind.length < 200) behind.push(S.refs.get(c.el));
     if (query) {
       const cache = new Map();
       pool = cands.filter((c) => (c.score = matchScore(c, query, cache)) > 0);
@@ -877,7 +882,7 @@
     }
     return {
       url: location.href, title: document.title, vw, vh, sx: scrollX, sy: scrollY,
-      dialog: dlg ? dialogName(dlg, dlg !== dlg0) : '', dialogRef, blocked,
+      dialog: dlg ? dialogName(dlg, dlg !== dlg0) : '', dialogRef, blocked, behind,
       candidates: pool.length - dropped + unlisted, controls, headings: heads, text, textCut, nextRef: next,
       walkMs: performance.now() - t0,
     };
