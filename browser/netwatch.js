@@ -75,14 +75,18 @@
   }
 
   // wrapCallback runs a callback with the tracking state of where it was
-  // scheduled: what a tracked timer starts is tracked in turn.
-  function wrapCallback(fn, tracked, after) {
+  // scheduled: what a timer tracked in window gen starts is tracked in
+  // turn, but only in that window (-1: never). A chain the last action
+  // started that outlives its window (a 250 ms loop cut at the bound) is
+  // older than the next action, not its doing.
+  function wrapCallback(fn, gen, after) {
     return function () {
-      if (!tracked) untracked++;
+      const mine = gen >= 0 && gen === st.gen;
+      if (!mine) untracked++;
       try {
         return fn.apply(this, arguments);
       } finally {
-        if (!tracked) untracked--;
+        if (!mine) untracked--;
         if (after) after();
       }
     };
@@ -123,7 +127,7 @@
     if (track) st.counted++;
     // Only a counted timer's callback is tracked: one past the cap or too
     // long, like one older than the window, starts nothing waited for.
-    const cb = wrapCallback(function () { return fn.apply(this, args); }, track, track ? () => {
+    const cb = wrapCallback(function () { return fn.apply(this, args); }, track ? gen : -1, track ? () => {
       if (st.timers.get(id) === gen && st.timers.delete(id)) changed();
     } : null);
     id = oST.call(window, cb, ms);
@@ -144,7 +148,7 @@
   const oSI = window.setInterval;
   window.setInterval = disguise(function setInterval(fn, ms, ...args) {
     if (typeof fn !== 'function') return oSI.apply(window, arguments);
-    return oSI.call(window, wrapCallback(function () { return fn.apply(this, args); }, false), ms);
+    return oSI.call(window, wrapCallback(function () { return fn.apply(this, args); }, -1), ms);
   }, oSI);
 
   // A frame callback is not waited for (the settle waits a frame anyway),
@@ -153,7 +157,7 @@
   if (oRAF) {
     window.requestAnimationFrame = disguise(function requestAnimationFrame(fn) {
       if (typeof fn !== 'function') return oRAF.apply(window, arguments);
-      return oRAF.call(window, wrapCallback(fn, tracking()));
+      return oRAF.call(window, wrapCallback(fn, tracking() ? st.gen : -1));
     }, oRAF);
   }
 

@@ -104,6 +104,38 @@ func TestSettleBusyPage(t *testing.T) {
 	}
 }
 
+// TestSettleChainOutlivesAction: a timer loop an action started that
+// outlives its bound (a 200 ms chain, cut at the network bound) belongs to
+// that action: the next one, which waits 300 ms for a timer of its own
+// while the chain ticks, does not wait on it.
+func TestSettleChainOutlivesAction(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/timers.html")
+	ctx := tctx(t)
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain, err := tab.Click(ctx, find(t, o, "button", "Chain slowly").Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var took []time.Duration
+	for range 2 {
+		r, err := tab.Click(ctx, find(t, o, "button", "Toggle later").Ref)
+		if err != nil || !r.Changed {
+			t.Fatalf("toggle: %v, %v", r, err)
+		}
+		took = append(took, r.Took)
+	}
+	t.Logf("chain %v; toggles after it %v", chain.Took, took)
+	// The chain's own click waited out the bound (about 2 s); a toggle
+	// held by the chain would wait it out again.
+	if chain.Took < 1500*time.Millisecond || took[0] > chain.Took*3/4 || took[1] > chain.Took*3/4 {
+		t.Errorf("a toggle after the chain waited on it: chain %v, toggles %v", chain.Took, took)
+	}
+}
+
 // TestVerdictStepper: a stepper that sets input.value (no attribute, no
 // mutation) is an effect on the value; a button that does nothing is
 // still "no visible effect".
