@@ -105,9 +105,19 @@ func (s *deskSite) count() (quotes, orders int) {
 // `wails dev`; it returns the UI's URL and the data directory (run logs).
 func startDesk(t *testing.T, srv *modeltest.Server) (string, string) {
 	t.Helper()
+	return startDeskWith(t, srv, nil)
+}
+
+// startDeskWith is startDesk with edit applied to the settings (a remote
+// browser, a policy) before the app reads them.
+func startDeskWith(t *testing.T, srv *modeltest.Server, edit func(*app.Settings)) (string, string) {
+	t.Helper()
 	configDir, dataDir := t.TempDir(), t.TempDir()
 	st := app.DefaultSettings()
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
+	if edit != nil {
+		edit(&st)
+	}
 	if err := (app.SettingsStore{Path: filepath.Join(configDir, "settings.json")}).Save(st); err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"vroom/app"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 
@@ -112,9 +115,22 @@ func TestDesktopUnmuteInterrupts(t *testing.T) {
 // over an agent's tab, the agent pauses (no model call, no action) while
 // the person clicks and types in its live view, and after the hand-back the
 // agent's next tool result carries the note and the page as the person
-// left it; it then finishes the job with what the person typed.
+// left it; it then finishes the job with what the person typed. The same
+// holds for a tab in a remote browser (issue 13): its live view and the
+// person's input go over that browser's own CDP connection.
 func TestDesktopTakeOverHandBack(t *testing.T) {
 	testenv.NeedDisplay(t)
+	t.Run("local", func(t *testing.T) { takeOverHandBack(t, nil) })
+	t.Run("remote", func(t *testing.T) { takeOverHandBack(t, testenv.RemoteChromium(t, chromium(t))) })
+}
+
+// takeOverHandBack runs the scenario with the agents' tabs in remote, or
+// in the app's own Chromium when nil.
+func takeOverHandBack(t *testing.T, remote *testenv.Remote) {
+	var edit func(*app.Settings)
+	if remote != nil {
+		edit = func(s *app.Settings) { s.Browser.Endpoints = []string{remote.WS} }
+	}
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
 	srv.Script("planner", plannerSpawns(map[string]any{"task": "save my email on the signup page", "url": site.URL + "/signup"}))
@@ -131,7 +147,7 @@ func TestDesktopTakeOverHandBack(t *testing.T) {
 		}
 		return modeltest.Slow(300*time.Millisecond, modeltest.Call("read_page", map[string]any{}))
 	}})
-	url, _ := startDesk(t, srv)
+	url, _ := startDeskWith(t, srv, edit)
 	t.Cleanup(func() {
 		if reqs := srv.Requests("executor"); t.Failed() && len(reqs) > 0 {
 			t.Logf("the executor's first request after the take-over ended with:\n%s", reqs[min(firstAfterTakeOver(reqs), len(reqs)-1)].LastText())
@@ -151,6 +167,9 @@ func TestDesktopTakeOverHandBack(t *testing.T) {
 	}
 	waitJS(t, ctx, "the tile under the person's control", `!!document.querySelector('article.tile[data-state=taken-over] form.handback')`, 30*time.Second)
 	callsAtTakeOver := len(srv.Requests("executor"))
+	if remote != nil && !strings.Contains(remoteTabs(t, remote), site.URL+"/signup") {
+		t.Fatalf("the agent's tab is not in the remote browser: %s", remoteTabs(t, remote))
+	}
 
 	// Click the big field through the live view, then type.
 	box := eval[[]float64](t, ctx, `(() => { const r = document.querySelector('article.tile canvas').getBoundingClientRect(); return [r.left, r.top, r.width, r.height] })()`)
@@ -183,4 +202,19 @@ func TestDesktopTakeOverHandBack(t *testing.T) {
 	if !clicked.Load() {
 		t.Fatal("the agent never saw the note and the typed value in a tool result")
 	}
+}
+
+// remoteTabs is the remote browser's own list of its pages (/json/list).
+func remoteTabs(t *testing.T, r *testenv.Remote) string {
+	t.Helper()
+	res, err := http.Get(r.HTTP + "/json/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

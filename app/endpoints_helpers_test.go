@@ -3,31 +3,21 @@ package app
 import (
 	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"vroom/agents"
 	"vroom/browser"
 	"vroom/internal/modeltest"
+	"vroom/internal/testenv"
 )
 
 // remoteChromium is a Chromium started as a remote browser farm would run
-// one: its own process, a DevTools port on loopback, a throwaway profile.
-type remoteChromium struct {
-	cmd *exec.Cmd
-	// HTTP is http://127.0.0.1:PORT (resolved through /json/version), WS
-	// the browser's own ws://127.0.0.1:PORT/devtools/browser/ID.
-	HTTP, WS string
-}
+// one (testenv.Remote).
+type remoteChromium = testenv.Remote
 
-// startChromium starts one with --remote-debugging-port=0 and reads the
-// port Chromium chose from DevToolsActivePort in its profile.
+// startChromium starts one with --remote-debugging-port=0.
 func startChromium(t *testing.T) *remoteChromium {
 	t.Helper()
 	needBrowser(t)
@@ -35,49 +25,7 @@ func startChromium(t *testing.T) *remoteChromium {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	cmd := exec.Command(path, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--no-first-run", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
-		"--user-data-dir="+dir, "about:blank")
-	// Its own process group, so a kill takes its helpers (renderers,
-	// zygote) with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	rc := &remoteChromium{cmd: cmd}
-	t.Cleanup(func() {
-		rc.kill()
-		<-exited
-	})
-	var port, wsPath string
-	waitFor(t, 30*time.Second, "Chromium's DevToolsActivePort", func() bool {
-		select {
-		case <-exited:
-			t.Fatalf("Chromium exited at start:\n%s", errb.String())
-		default:
-		}
-		b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
-		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-		if err != nil || len(lines) < 2 {
-			return false
-		}
-		port, wsPath = lines[0], lines[1]
-		return true
-	})
-	rc.HTTP = "http://127.0.0.1:" + port
-	rc.WS = "ws://127.0.0.1:" + port + wsPath
-	return rc
-}
-
-// kill SIGKILLs the browser and its helpers, as a crash or an OOM kill
-// would.
-func (rc *remoteChromium) kill() {
-	syscall.Kill(-rc.cmd.Process.Pid, syscall.SIGKILL)
+	return testenv.RemoteChromium(t, path)
 }
 
 // remoteRun is `vroom run` in-process with --browser flags: its run and

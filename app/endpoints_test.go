@@ -88,7 +88,7 @@ func TestRemoteEndpointKilled(t *testing.T) {
 	if dead == a {
 		live = pool.Status()[1].Name
 	}
-	dead.kill()
+	dead.Kill()
 	waitFor(t, 20*time.Second, "alpha to fail", func() bool { return procOf(t, rr, "task alpha").State == agents.ProcFailed })
 	close(released)
 	waitFor(t, 30*time.Second, "gamma to start", func() bool { return procOf(t, rr, "task gamma").Tab != "" })
