@@ -18,16 +18,19 @@ import (
 // what the agents typed), what the policy names (the API key) and what the
 // tab holds (cookies of the run's sites, values of masked fields).
 
-// Request is a document request an agent's tab is about to send: a
-// navigation, a form's submission, a redirect's next hop. The browser
-// holds it until the guard answers.
+// Request is a request an agent's tab is about to send: a document (a
+// navigation, a form's submission, a redirect's next hop), or one a page's
+// script sends (fetch, XHR, a beacon, an image it adds). The browser holds
+// it until the guard answers.
 type Request struct {
 	URL    string
 	Method string
-	// Body is the form data of a POST, as sent.
+	// Body is the data of a POST, as sent.
 	Body string
 	// Redirect is set for the hop of a redirect.
 	Redirect bool
+	// Script is set for a request a page's script sent.
+	Script bool
 }
 
 // GuardedTab is a Tab whose document requests can be held for a check,
@@ -36,9 +39,9 @@ type Request struct {
 // without it has only the checks before an action.
 type GuardedTab interface {
 	Tab
-	// Guard holds every document request of the tab until check answers:
-	// nil lets it go, an error stops it (the page stays where it was).
-	// stop removes the guard.
+	// Guard holds every document request of the tab, and those its pages'
+	// scripts send, until check answers: nil lets it go, an error stops
+	// it (the page stays where it was). stop removes the guard.
 	Guard(ctx context.Context, check func(ctx context.Context, r Request) error) (stop func(), err error)
 	// Secrets returns values of the person's that the tab holds and no
 	// page may send elsewhere: the cookies of the sites given (host
@@ -51,6 +54,9 @@ type GuardedTab interface {
 type Secret struct {
 	What  string
 	Value string
+	// Cookie marks a cookie's value: pages' scripts send first-party
+	// cookies' values (an analytics id) to other sites all the time.
+	Cookie bool
 }
 
 // leak is one piece of the person's data found in a request.
@@ -240,6 +246,9 @@ func exfilReason(u *url.URL, found []leak, sites string) string {
 // them. extra are the tab's cookies and masked values, read before the
 // action: while a navigation is held, the page cannot answer.
 func (g *gate) request(ctx context.Context, agent string, extra []Secret, r Request) error {
+	if r.Script {
+		return g.scriptRequest(ctx, agent, extra, r)
+	}
 	if r.Method == "" || r.Method == "GET" {
 		if g.takePass(r.URL) {
 			return nil
@@ -266,6 +275,41 @@ func (g *gate) request(ctx context.Context, agent string, extra []Secret, r Requ
 	found := g.seen.leaks(r.URL, r.Body, extra)
 	shown := masked(r.URL, found)
 	c := Confirmation{Agent: agent, Action: verb + shown, Target: originOf(r.URL), URL: shown}
+	return g.outside(ctx, c, u, found)
+}
+
+// scriptRequest checks a request a page's script is about to send. Off the
+// run's sites it may not carry the person's secrets — what was typed into a
+// password, card or code field, a masked field's value, the API key — without
+// the person (headless: never): a skimmer on a checkout page is stopped. The
+// emails, names and plain text the guard knows are not looked for here:
+// pages legitimately send what is typed or shown to other sites' APIs (a
+// search box's suggestions service, a chat widget), and a card for each would
+// bury the person; what a page's script may send of them is the page's
+// business, as for any visitor. Nor does leaving the sites ask: a page loads
+// from CDNs and APIs all the time.
+func (g *gate) scriptRequest(ctx context.Context, agent string, extra []Secret, r Request) error {
+	u, err := url.Parse(r.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !g.hasSites() || g.inSites(u) {
+		return nil
+	}
+	var fields []Secret
+	for _, s := range extra {
+		if !s.Cookie {
+			fields = append(fields, s)
+		}
+	}
+	var found []leak
+	for _, l := range g.seen.leaks(r.URL, r.Body, fields) {
+		if l.hide != "" { // a secret, not text the pages showed or agents typed
+			found = append(found, l)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	shown := masked(r.URL, found)
+	c := Confirmation{Agent: agent, Action: "let the page's script send data to " + shown, Target: originOf(r.URL), URL: shown}
 	return g.outside(ctx, c, u, found)
 }
 
@@ -300,7 +344,7 @@ func (e *executor) guard(ctx context.Context) func() {
 		err := e.r.gate.request(ctx, e.name, w.secrets(), r)
 		if err != nil {
 			e.refusedRequest(r, err)
-			w.refused(err)
+			w.refused(err, r.Script)
 		}
 		return err
 	})
@@ -355,6 +399,7 @@ type watchedTab struct {
 	checking int           // guard checks in progress
 	idle     chan struct{} // closed when checking drops to 0
 	last     string        // the refusal during the current action
+	byScript bool          // last was of a request a page's script sent
 }
 
 func (w *watchedTab) begin() {
@@ -412,9 +457,9 @@ func (w *watchedTab) readSecrets(ctx context.Context, a Action) {
 	w.mu.Unlock()
 }
 
-func (w *watchedTab) refused(err error) {
+func (w *watchedTab) refused(err error, script bool) {
 	w.mu.Lock()
-	w.last = err.Error()
+	w.last, w.byScript = err.Error(), script
 	w.mu.Unlock()
 }
 
@@ -466,9 +511,15 @@ func (w *watchedTab) act(ctx context.Context, a Action) (Outcome, string, error)
 	o, err := w.Tab.Act(ctx, a)
 	w.settled(ctx)
 	w.mu.Lock()
-	why := w.last
+	why, script := w.last, w.byScript
 	w.mu.Unlock()
-	if err == nil && why != "" {
+	switch {
+	case err != nil || why == "":
+	case script:
+		// The action itself happened; the page's script, reacting to it,
+		// tried to send something it may not.
+		o.Summary += fmt.Sprintf("; meanwhile the page's script was refused: %s. It was not sent", why)
+	default:
 		o.Summary = fmt.Sprintf("%s: refused: %s. The page did not send it; do not try to send it another way", a, why)
 	}
 	return o, why, err

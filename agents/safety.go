@@ -233,6 +233,13 @@ func (g *gate) inSites(u *url.URL) bool {
 	return false
 }
 
+// hasSites reports whether the run has a site yet.
+func (g *gate) hasSites() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.sites) > 0
+}
+
 // sitesText names the run's sites for a reason shown to the person.
 func (g *gate) sitesText() string {
 	g.mu.Lock()

