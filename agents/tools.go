@@ -134,7 +134,7 @@ type (
 	}
 	observeArgs struct {
 		Query  string `json:"query,omitempty"`
-		Roles  string `json:"roles,omitempty"`
+		Roles  string `json:"roles,omitempty" args:"list"`
 		Within string `json:"within,omitempty"`
 		Limit  int    `json:"limit,omitempty"`
 	}
