@@ -72,6 +72,10 @@ type step struct {
 	// a thumbnail of the screen, since a canvas repaint changes no DOM.
 	before fingerprint
 	shot   []byte
+	// frameGone: the input removed the frame it went into (a consent
+	// dialog's iframe closing itself); the page settles and is judged in
+	// the top frame.
+	frameGone bool
 }
 
 // act runs one action: it finds the target, takes the page's state,

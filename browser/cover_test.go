@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCoveredLayer: an action whose target is covered by a layer is
@@ -124,5 +125,55 @@ func TestCoveredTyping(t *testing.T) {
 	}
 	if got := eval[string](t, tab, `document.getElementById('field').value`); got != "SAVE10" {
 		t.Fatalf("the field holds %q", got)
+	}
+}
+
+// TestCoveredByFramedDialog: a dialog that is another page in an iframe
+// over this one (a consent manager's, same origin or another site's) is a
+// modal: the page behind is blocked and the frame's controls are offered;
+// an action under it is refused with the layer, a look within the layer
+// gives the frame's controls, one of them closes it (the click is an effect
+// though its frame is gone), and then the action lands.
+func TestCoveredByFramedDialog(t *testing.T) {
+	t.Parallel()
+	for name, src := range map[string]string{"same origin": "/consent.html", "cross-site": crossSite() + "/consent.html"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tab := openTab(t, "/framed-consent.html?full=1&src="+src)
+			ctx := tctx(t)
+			if w, err := tab.Wait(ctx, WaitFor{Query: "Accept all"}, 10*time.Second); err != nil || !w.Met {
+				t.Fatalf("the consent frame never showed: %+v, %v", w, err)
+			}
+			o, err := tab.Observe(ctx, ObserveOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Dialog != "Privacy choices" || o.Blocked < 2 {
+				t.Fatalf("the framed dialog is not a modal:\n%s", o.Compact())
+			}
+			find(t, o, "button", "Accept all")
+			q, err := tab.Observe(ctx, ObserveOptions{Query: "Show more"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			more := find(t, q, "button", "Show more").Ref
+			_, err = tab.Click(ctx, more)
+			var ae *ActionError
+			if !errors.As(err, &ae) || ae.Layer == "" {
+				t.Fatalf("click under the framed dialog: %v", err)
+			}
+			lo, err := tab.Observe(ctx, ObserveOptions{Within: ae.Layer})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The press closes the frame it went into: an effect, not the
+			// tab closing nor the page navigating.
+			if r, err := tab.Click(ctx, find(t, lo, "button", "Accept all").Ref); err != nil || !r.Changed || r.Navigated {
+				t.Fatalf("accept from within the layer: %v, %v", r, err)
+			}
+			if r, err := tab.Click(ctx, more); err != nil || !r.Changed {
+				t.Fatalf("click once the dialog is closed: %v, %v", r, err)
+			}
+		})
 	}
 }

@@ -158,6 +158,8 @@ type frameObs struct {
 type frameBox struct {
 	X, Y, W, H float64
 	Visible    bool
+	// Inside: the iframe lies inside the element ownerBox was asked about.
+	Inside bool
 }
 
 // Observe returns the page's controls and context.
@@ -251,6 +253,7 @@ func (t *Tab) observeWithin(ctx context.Context, m *merge, fs []*cdp.Frame, o Ob
 		t.refs[c.Ref] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
 		m.addControl(c, off, top)
 	}
+	t.framesWithin(ctx, m, f, fs, off, o)
 	obs := m.ranked(o.Limit)
 	t.version++
 	obs.Version = t.version
@@ -294,7 +297,7 @@ func (t *Tab) frameOrigin(ctx context.Context, m *merge, f *cdp.Frame, fs []*cdp
 		m.obs.Unobserved++
 		return [2]float64{}, false
 	}
-	box, err := t.ownerBox(ctx, f, fs)
+	box, err := t.ownerBox(ctx, f, fs, "")
 	if err != nil {
 		m.obs.Unobserved++
 		return [2]float64{}, false
@@ -392,7 +395,7 @@ func (m *merge) ranked(limit int) *Observation {
 
 // ownerBox finds the iframe element holding frame f, in its parent's
 // world, and returns its content box in the parent's viewport.
-func (t *Tab) ownerBox(ctx context.Context, f *cdp.Frame, fs []*cdp.Frame) (frameBox, error) {
+func (t *Tab) ownerBox(ctx context.Context, f *cdp.Frame, fs []*cdp.Frame, within string) (frameBox, error) {
 	var parent *cdp.Frame
 	for _, p := range fs {
 		if p.ID == f.ParentID {
@@ -415,8 +418,13 @@ func (t *Tab) ownerBox(ctx context.Context, f *cdp.Frame, fs []*cdp.Frame) (fram
 	if err != nil || obj.Object == nil {
 		return frameBox{}, fmt.Errorf("frame owner: %w", err)
 	}
+	arg, err := json.Marshal(within)
+	if err != nil {
+		return frameBox{}, err
+	}
 	res, err := cdp.Call(ctx, pw.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function(){ return __vroom.frameBox(this) }", ObjectID: obj.Object.ObjectID, ReturnByValue: new(true),
+		FunctionDeclaration: "function(w){ return __vroom.frameBox(this, w) }", ObjectID: obj.Object.ObjectID, ReturnByValue: new(true),
+		Arguments: []*runtime.CallArgument{{Value: arg}},
 	})
 	t.release(ctx, pw.sess, obj.Object.ObjectID)
 	if err != nil {
@@ -425,14 +433,11 @@ func (t *Tab) ownerBox(ctx context.Context, f *cdp.Frame, fs []*cdp.Frame) (fram
 	if res.ExceptionDetails != nil || res.Result == nil {
 		return frameBox{}, fmt.Errorf("frame box: %s", exceptionText(res.ExceptionDetails))
 	}
-	var b struct {
-		X, Y, W, H float64
-		Visible    bool
-	}
+	var b frameBox
 	if err := json.Unmarshal(res.Result.Value, &b); err != nil {
 		return frameBox{}, err
 	}
-	return frameBox(b), nil
+	return b, nil
 }
 
 func exceptionText(d *runtime.ExceptionDetails) string {

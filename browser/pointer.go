@@ -66,7 +66,7 @@ func frameByID(fs []*cdp.Frame, id cdp.FrameID) *cdp.Frame {
 func (t *Tab) frameOffset(ctx context.Context, f *cdp.Frame, fs []*cdp.Frame) ([2]float64, error) {
 	var off [2]float64
 	for cur := f; cur.ParentID != ""; {
-		box, err := t.ownerBox(ctx, cur, fs)
+		box, err := t.ownerBox(ctx, cur, fs, "")
 		if err != nil {
 			return off, err
 		}
@@ -268,9 +268,26 @@ func (t *Tab) click(ctx context.Context, s *step) error {
 	}
 	s.pointedAt(p)
 	if s.w.sess != t.target() {
-		return t.clickInFrame(ctx, s.w, s.off, s.a.Ref, s.before.Downs, x, y)
+		err := t.clickInFrame(ctx, s.w, s.off, s.a.Ref, s.before.Downs, x, y)
+		if err != nil && goneDocument(err) && t.frameLeft(ctx, s.w) {
+			// The press closed its own frame: that is its effect.
+			s.frameGone = true
+			return nil
+		}
+		return err
 	}
 	return t.clickPoint(ctx, x, y)
+}
+
+// frameLeft reports whether w's document is no longer in the tab: its
+// frame was removed, or navigated elsewhere.
+func (t *Tab) frameLeft(ctx context.Context, w *world) bool {
+	fs, err := t.frames(ctx)
+	if err != nil {
+		return false
+	}
+	f := frameByID(fs, w.frame)
+	return f == nil || f.LoaderID != w.loader
 }
 
 // hover moves the pointer onto the checked target.

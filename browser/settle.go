@@ -57,6 +57,28 @@ func (t *Tab) subscribeNav() *navEvents {
 	return ev
 }
 
+// topNavigated reports whether a frameNavigated event v is the top
+// frame's: an iframe loading (an ad, a consent dialog, a form inside one)
+// is not the page navigating.
+func topNavigated(v jsonv2.Value) bool {
+	var e page.EventFrameNavigated
+	return jsonv2.Unmarshal(v, &e) == nil && e.Frame != nil && e.Frame.ParentID == ""
+}
+
+// navigatedTop drains the navigations seen since the input and reports
+// whether the top frame's was among them.
+func (ev *navEvents) navigatedTop() bool {
+	top := false
+	for {
+		select {
+		case v := <-ev.nav:
+			top = top || topNavigated(v)
+		default:
+			return top
+		}
+	}
+}
+
 // askedTop reports whether the page asked, since the input, to navigate
 // its top frame in this tab (not a new window, not a download).
 func (ev *navEvents) askedTop(top string) bool {
@@ -94,20 +116,20 @@ func (t *Tab) awaitRequested(ctx context.Context, ev *navEvents) (navFate, error
 	defer timer.Stop()
 	for {
 		select {
-		case <-ev.nav:
-			return navCommitted, nil
+		case v := <-ev.nav:
+			if topNavigated(v) {
+				return navCommitted, nil
+			}
 		case v := <-ev.stopped:
 			var e page.EventFrameStoppedLoading
 			if jsonv2.Unmarshal(v, &e) != nil || string(e.FrameID) != t.id {
 				continue
 			}
 			// frameNavigated precedes a commit's stop, on its own channel.
-			select {
-			case <-ev.nav:
+			if ev.navigatedTop() {
 				return navCommitted, nil
-			default:
-				return navEnded, nil
 			}
+			return navEnded, nil
 		case <-timer.C:
 			if t.held.Load() == 0 {
 				return navPending, nil
@@ -136,15 +158,29 @@ func (t *Tab) settle(ctx context.Context, s *step, ev *navEvents) (settled, erro
 	if t.waiting != nil {
 		t.waiting()
 	}
+	if s.frameGone {
+		if err := t.toTopFrame(ctx, s); err != nil {
+			return st, err
+		}
+	}
 	if !st.navigated {
 		if err := t.settleInPage(ctx, wait, s, &st); err != nil {
 			return st, err
 		}
+		if st.navigated && string(s.w.frame) != t.id && t.frameLeft(ctx, s.w) {
+			// The iframe acted in closed or loaded another page, not the
+			// page: it settles in the top frame.
+			st.navigated, s.frameGone = false, true
+			if err := t.toTopFrame(ctx, s); err != nil {
+				return st, err
+			}
+			if err := t.settleInPage(ctx, wait, s, &st); err != nil {
+				return st, err
+			}
+		}
 	}
-	select {
-	case <-ev.nav:
+	if ev.navigatedTop() {
 		st.navigated = true
-	default:
 	}
 	if !st.navigated && ev.askedTop(t.id) {
 		fate, err := t.awaitRequested(ctx, ev)
@@ -164,6 +200,17 @@ func (t *Tab) settle(ctx context.Context, s *step, ev *navEvents) (settled, erro
 	}
 	err := t.settleLoad(ctx, wait, s, &st, ev.load)
 	return st, err
+}
+
+// toTopFrame points s at the top frame's world: the frame it acted in is
+// gone (s.frameGone), and its ref with it.
+func (t *Tab) toTopFrame(ctx context.Context, s *step) error {
+	w, _, err := t.mainWorld(ctx)
+	if err != nil {
+		return err
+	}
+	s.w, s.a.Ref = w, ""
+	return nil
 }
 
 // settleInPage waits in the page for the DOM to go quiet, for the requests

@@ -72,6 +72,12 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 	if r.Navigated {
 		r.Effects = append(r.Effects, "navigation")
 	}
+	if s.frameGone {
+		// before was the frame's state; the page is the top frame's.
+		r.Effects = append(r.Effects, "its frame closed or moved on")
+		r.Changed = true
+		return nil
+	}
 	if r.NavRequested = st.navPending && !r.Navigated; r.NavRequested {
 		r.Effects = append(r.Effects, "a navigation started, not loaded yet")
 	}

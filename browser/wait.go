@@ -76,7 +76,7 @@ func (t *Tab) Wait(ctx context.Context, w WaitFor, timeout time.Duration) (WaitR
 		return WaitResult{}, fmt.Errorf("wait %s: %w", t.id, err)
 	}
 	defer cancel()
-	ans, err := t.waitLoop(cctx, w, start.Add(timeout))
+	ans, err := t.waitAll(cctx, w, start.Add(timeout))
 	res := WaitResult{Met: ans.Met, Condition: describeWait(w, ans), Took: time.Since(start), Pending: ans.Pending}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -133,10 +133,15 @@ func (t *Tab) waitOnce(ctx context.Context, cond map[string]any, left time.Durat
 	t.op.Lock()
 	w, _, err := t.mainWorld(ctx)
 	t.op.Unlock()
-	var ans waitAnswer
 	if err != nil {
-		return ans, err
+		return waitAnswer{}, err
 	}
+	return t.waitIn(ctx, w, cond, left)
+}
+
+// waitIn runs waitFor in world w for at most left.
+func (t *Tab) waitIn(ctx context.Context, w *world, cond map[string]any, left time.Duration) (waitAnswer, error) {
+	var ans waitAnswer
 	expr, err := callExpr("waitFor", cond, left.Milliseconds())
 	if err != nil {
 		return ans, err

@@ -143,3 +143,37 @@ func TestWaitErrors(t *testing.T) {
 		t.Errorf("closed tab: %v", err)
 	}
 }
+
+// TestWaitQueryInFrame: a control that appears inside an iframe added
+// late (a consent manager's, another site's page) ends a wait for it, as
+// one in the page itself does.
+func TestWaitQueryInFrame(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/framed-consent.html?late=400&src="+crossSite()+"/consent.html")
+	r, err := tab.Wait(tctx(t), WaitFor{Query: "Accept all"}, 10*time.Second)
+	if err != nil || !r.Met || !strings.Contains(r.Condition, `"Accept all" appeared`) {
+		t.Fatalf("wait for a control in a late iframe: %+v, %v", r, err)
+	}
+}
+
+// TestFrameNavigationIsNotThePages: an action that makes an iframe load
+// another page is not the page navigating: it settles in the page, as
+// any other change, without waiting for a load of the top document.
+func TestFrameNavigationIsNotThePages(t *testing.T) {
+	t.Parallel()
+	// Same origin: the frame runs in the page's process, so its load is
+	// reported on the tab's own session, as the page's is.
+	tab := openTab(t, "/framed-consent.html?src=/consent.html")
+	ctx := tctx(t)
+	if w, err := tab.Wait(ctx, WaitFor{Query: "Accept all"}, 10*time.Second); err != nil || !w.Met {
+		t.Fatalf("the frame never showed: %+v, %v", w, err)
+	}
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tab.Click(ctx, find(t, o, "button", "Reload the frame").Ref)
+	if err != nil || r.Navigated || !r.Changed || r.Took > 2*time.Second {
+		t.Fatalf("reload the frame: %v (took %v), %v", r, r.Took, err)
+	}
+}

@@ -387,6 +387,11 @@
   // and how many are inside.
   function markBlocked(modal, cands, vw, vh) {
     let n = 0, inside = 0;
+    // A dialog that is another page in an iframe (a consent manager's) has
+    // its controls in that frame, walked on its own: it is a way on.
+    for (const f of [modal, ...modal.querySelectorAll('iframe')]) {
+      if (f.tagName === 'IFRAME' && f.getBoundingClientRect().width > 1) inside++;
+    }
     for (const c of cands) {
       if (composedContains(modal, c.el)) { c.inDlg = true; inside++; continue; }
       let ok = false;
@@ -1370,10 +1375,14 @@
     return { sx: scrollX, sy: scrollY, vw: innerWidth, vh: innerHeight };
   }
 
-  function frameBox(el) {
+  // frameBox is where an iframe's viewport lies in its document; with
+  // within (a ref), whether the iframe lies inside that element.
+  function frameBox(el, within) {
     const r = el.getBoundingClientRect();
     const cs = getComputedStyle(el);
+    const L = within ? resolve(within) : null;
     return {
+      inside: !!L && (L === el || composedContains(L, el)),
       x: r.left + el.clientLeft + parseFloat(cs.paddingLeft),
       y: r.top + el.clientTop + parseFloat(cs.paddingTop),
       w: el.clientWidth, h: el.clientHeight,
