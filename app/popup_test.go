@@ -56,9 +56,9 @@ func newPopupSite(t testing.TB) *popupSite {
 
 // popupModel is a careful model tracking a parcel: it types into the
 // field it was shown; when that is refused it closes what covers the field
-// with a control the refusal itself showed ("No thanks"), then types
-// again. It acts only on refs it has seen.
-func popupModel(s *popupSite) func(r *modeltest.Request) (int, modeltest.Reply) {
+// with a control the refusal itself showed (closeWith: "No thanks"), then
+// types again. It acts only on refs it has seen.
+func popupModel(s *popupSite, closeWith string) func(r *modeltest.Request) (int, modeltest.Reply) {
 	var once sync.Once
 	return func(r *modeltest.Request) (int, modeltest.Reply) {
 		// The model thinks while the popup arrives: its first answer
@@ -75,7 +75,7 @@ func popupModel(s *popupSite) func(r *modeltest.Request) (int, modeltest.Reply) 
 		case strings.Contains(last, "out for delivery"):
 			return 0, done("parcel AB123 is out for delivery", true)
 		case strings.HasPrefix(last, "error"):
-			e := modeltest.Ref(last, "button", "No thanks")
+			e := modeltest.Ref(last, "button", closeWith)
 			if e == "" {
 				return 0, done("something covers the field and I see no way to close it", false)
 			}
@@ -97,7 +97,7 @@ func TestPopupOverField(t *testing.T) {
 	s := newPopupSite(t)
 	h := newHarness(t, nil)
 	f := &flowTally{}
-	runFlow(t, h, "Track parcel AB123", s.URL+"/popup.html", f, popupModel(s))
+	runFlow(t, h, "Track parcel AB123", s.URL+"/popup.html", f, popupModel(s, "No thanks"))
 	s.mu.Lock()
 	tracks := append([]string(nil), s.tracks...)
 	s.mu.Unlock()
@@ -168,5 +168,29 @@ func TestSkillsDialogBlocksPage(t *testing.T) {
 	}
 	if view = o.Compact(); modeltest.ExactRef(view, "option", "Go") == "" {
 		t.Fatalf("the suggestions over the dialog are not offered (type: %v):\n%s", r, view)
+	}
+}
+
+// TestFramedConsentOverField: the same flow when what covers the field is
+// a consent manager's dialog in an iframe from another site (as most news
+// and shop sites load theirs): the refusal carries the frame's controls,
+// the careful model accepts from it — a click that closes its own frame —
+// and types again, in at most four calls.
+func TestFramedConsentOverField(t *testing.T) {
+	s := newPopupSite(t)
+	h := newHarness(t, nil)
+	f := &flowTally{}
+	runFlow(t, h, "Track parcel AB123", s.URL+"/consent.html", f, popupModel(s, "Accept all"))
+	s.mu.Lock()
+	tracks := append([]string(nil), s.tracks...)
+	s.mu.Unlock()
+	if len(tracks) != 1 || tracks[0] != "AB123" {
+		t.Fatalf("the site tracked %q, want AB123 once; results:\n%v", tracks, f.results)
+	}
+	if n := f.total(); n > 4 {
+		t.Fatalf("%d executor calls, want at most 4: %v", n, f.calls)
+	}
+	if len(f.results) < 2 || !strings.Contains(f.results[0], `button "Accept all"`) || strings.Contains(f.results[1], "error") {
+		t.Fatalf("the refusal and the accept:\n%v", f.results)
 	}
 }
