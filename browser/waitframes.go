@@ -51,8 +51,9 @@ func (t *Tab) waitAll(ctx context.Context, w WaitFor, deadline time.Time) (waitA
 }
 
 // waitInFrames waits until a control matching query exists in one of the
-// tab's child frames, or the deadline; it looks again whenever a frame
-// loads or is added, and every frameRecheck. Unmet is the zero answer.
+// tab's child frames, or the deadline; it looks for new frames whenever a
+// frame loads or is added, and every frameRecheck. Each frame's document
+// is waited in once. Unmet is the zero answer.
 func (t *Tab) waitInFrames(ctx context.Context, query string, deadline time.Time) waitAnswer {
 	tg := t.target()
 	nav, stopNav := tg.Subscribe("Page.frameNavigated")
@@ -61,55 +62,52 @@ func (t *Tab) waitInFrames(ctx context.Context, query string, deadline time.Time
 	defer stopAdded()
 	end := time.NewTimer(time.Until(deadline))
 	defer end.Stop()
+	recheck := time.NewTicker(frameRecheck)
+	defer recheck.Stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the in-page waits still running
+	found := make(chan waitAnswer, 1)
+	waiting := map[*world]bool{}
 	for {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return waitAnswer{}
+		if left := time.Until(deadline); left > 0 {
+			t.startFrameWaits(ctx, map[string]any{"query": query}, left, waiting, found)
 		}
-		round, cancel := context.WithCancel(ctx)
-		found := t.startFrameWaits(round, map[string]any{"query": query}, left)
-		recheck := time.NewTimer(frameRecheck)
 		select {
 		case a := <-found:
-			recheck.Stop()
-			cancel()
 			return a
 		case <-nav:
 		case <-added:
 		case <-recheck.C:
 		case <-end.C:
-			cancel()
 			return waitAnswer{}
 		case <-ctx.Done():
-			recheck.Stop()
-			cancel()
 			return waitAnswer{}
 		}
-		recheck.Stop()
-		cancel()
 	}
 }
 
-// startFrameWaits starts waitFor(cond) in every child frame's world until
-// ctx ends; the returned channel gets the answers that were met.
-func (t *Tab) startFrameWaits(ctx context.Context, cond map[string]any, left time.Duration) <-chan waitAnswer {
+// startFrameWaits starts waitFor(cond) in each child frame's world not in
+// waiting yet, until ctx ends; a met answer goes to found, if it is free.
+func (t *Tab) startFrameWaits(ctx context.Context, cond map[string]any, left time.Duration, waiting map[*world]bool, found chan<- waitAnswer) {
 	t.op.Lock()
 	var worlds []*world
 	if fs, err := t.frames(ctx); err == nil {
 		for _, f := range fs[1:] {
-			if w, err := t.world(ctx, f); err == nil { // a frame still loading is looked at again
+			if w, err := t.world(ctx, f); err == nil && !waiting[w] { // a frame still loading is looked at again
 				worlds = append(worlds, w)
+				waiting[w] = true
 			}
 		}
 	}
 	t.op.Unlock()
-	found := make(chan waitAnswer, len(worlds))
 	for _, w := range worlds {
 		go func() {
 			if a, err := t.waitIn(ctx, w, cond, left); err == nil && a.Met {
-				found <- a
+				select {
+				case found <- a:
+				default: // another frame answered first
+				}
 			}
 		}()
 	}
-	return found
 }
