@@ -76,6 +76,11 @@ type step struct {
 	// dialog's iframe closing itself); the page settles and is judged in
 	// the top frame.
 	frameGone bool
+	// top and topBefore are the top frame's world and state before the
+	// input, for an action inside an iframe: its effect may be the page's
+	// (the frame posts a message and the page reacts).
+	top       *world
+	topBefore fingerprint
 }
 
 // act runs one action: it finds the target, takes the page's state,

@@ -3,6 +3,7 @@ package browser
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,6 +174,35 @@ func TestCoveredByFramedDialog(t *testing.T) {
 			}
 			if r, err := tab.Click(ctx, more); err != nil || !r.Changed {
 				t.Fatalf("click once the dialog is closed: %v, %v", r, err)
+			}
+		})
+	}
+}
+
+// TestFrameClickChangesThePage: a click inside an iframe whose effect is
+// the page's (the frame posts a message, the page shows a note a moment
+// later) is an effect, and the result's URL is the page's — in a frame of
+// the same origin and of another site.
+func TestFrameClickChangesThePage(t *testing.T) {
+	t.Parallel()
+	for name, src := range map[string]string{"same origin": "/consent.html", "cross-site": crossSite() + "/consent.html"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tab := openTab(t, "/framed-consent.html?src="+src)
+			ctx := tctx(t)
+			if w, err := tab.Wait(ctx, WaitFor{Query: "Ask me later"}, 10*time.Second); err != nil || !w.Met {
+				t.Fatalf("the consent frame never showed: %+v, %v", w, err)
+			}
+			o, err := tab.Observe(ctx, ObserveOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := tab.Click(ctx, find(t, o, "button", "Ask me later").Ref)
+			if err != nil || !r.Changed || !slices.Contains(r.Effects, "the page around its frame") || !strings.Contains(r.URL, "/framed-consent.html") {
+				t.Fatalf("a click whose effect is the page's: %+v, %v", r, err)
+			}
+			if got := eval[string](t, tab, `document.getElementById('note').textContent`); got != "We'll ask again tomorrow" {
+				t.Fatalf("the page's note: %q", got)
 			}
 		})
 	}

@@ -30,6 +30,9 @@ type fingerprint struct {
 // take it in the same call that checks and scrolls the target (pointedAt),
 // so the scroll is not counted as their effect; the rest take it here.
 func (t *Tab) takeBefore(ctx context.Context, s *step) error {
+	if err := t.takeTopBefore(ctx, s); err != nil {
+		return err
+	}
 	if !s.a.pointed() {
 		// true: the action's network window opens here, before the input.
 		if err := t.call(ctx, s.w, "fingerprint", &s.before, s.a.Ref, true); err != nil {
@@ -63,10 +66,20 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 	if st.FP != nil && !st.navigated {
 		after = *st.FP
 	} else if err := t.call(ctx, s.w, "fingerprint", &after, refIfSame(s.a, st.navigated)); err != nil {
-		return err
+		if !goneDocument(err) || s.top == nil || !t.frameLeft(ctx, s.w) {
+			return err
+		}
+		// The frame settled, then the page removed it.
+		s.frameGone = true
+		if err := t.call(ctx, s.top, "fingerprint", &after, "", false); err != nil {
+			return err
+		}
 	}
 	r := s.r
 	r.URL, r.Settled, r.Pending = after.URL, st.Settled, st.Pending
+	if s.top != nil && !st.navigated && !s.frameGone {
+		r.URL = s.topBefore.URL // the page's, not the frame's
+	}
 	// A wait that saw a navigation elsewhere only counts one that moved.
 	r.Navigated = st.navigated && (after.URL != s.before.URL || s.a.Kind != ActWait)
 	if r.Navigated {
@@ -98,6 +111,15 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 		}
 		if changed {
 			r.Effects = append(r.Effects, "screen")
+		}
+	}
+	if !r.Navigated {
+		changed, err := t.topChanged(ctx, s)
+		if err != nil {
+			return err
+		}
+		if changed {
+			r.Effects = append(r.Effects, "the page around its frame")
 		}
 	}
 	r.Changed = len(r.Effects) > 0
