@@ -2,6 +2,7 @@ package browser
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,22 +78,31 @@ func TestSettleBusyPage(t *testing.T) {
 		}
 		return r
 	}
-	var took []time.Duration
-	for range 3 {
-		r := click("Toggle")
-		took = append(took, r.Took)
-		if r.Took > 500*time.Millisecond || r.Pending != 0 || !r.Changed {
-			t.Errorf("toggle on a busy page: %v, %s", r.Took, r)
+	// A loop that cost actions would slow every toggle; the fastest of
+	// three stands for the page, so one toggle stalled by a loaded machine
+	// (seen once at 1.1 s with four test binaries at once) does not.
+	toggles := func() (fastest time.Duration, took []time.Duration) {
+		for range 3 {
+			r := click("Toggle")
+			if r.Pending != 0 || !r.Changed {
+				t.Errorf("toggle on a busy page: %s", r)
+			}
+			took = append(took, r.Took)
 		}
+		return slices.Min(took), took
 	}
+	fastest, took := toggles()
 	spin := click("Spin")
-	after := click("Toggle")
-	t.Logf("toggle %v; spin %v; toggle after spin %v", took, spin.Took, after.Took)
+	after, tookAfter := toggles()
+	t.Logf("toggles %v; spin %v; toggles after spin %v", took, spin.Took, tookAfter)
+	if fastest > 500*time.Millisecond {
+		t.Errorf("loops older than the action held every toggle: %v", took)
+	}
 	if spin.Took > 1200*time.Millisecond {
 		t.Errorf("an endless timer loop held the click %v", spin.Took)
 	}
-	if after.Took > 500*time.Millisecond {
-		t.Errorf("the spin loop still holds actions: %v", after.Took)
+	if after > 500*time.Millisecond {
+		t.Errorf("the spin loop still holds actions: %v", tookAfter)
 	}
 	slow := click("Load slowly")
 	t.Logf("slow: %v %s", slow.Took, slow)
@@ -131,7 +141,9 @@ func TestSettleChainOutlivesAction(t *testing.T) {
 	t.Logf("chain %v; toggles after it %v", chain.Took, took)
 	// The chain's own click waited out the bound (about 2 s); a toggle
 	// held by the chain would wait it out again.
-	if chain.Took < 1500*time.Millisecond || took[0] > chain.Took*3/4 || took[1] > chain.Took*3/4 {
+	// Held by the chain, both would wait the bound out; the faster stands
+	// for the page on a loaded machine.
+	if chain.Took < 1500*time.Millisecond || slices.Min(took) > chain.Took*3/4 {
 		t.Errorf("a toggle after the chain waited on it: chain %v, toggles %v", chain.Took, took)
 	}
 }
