@@ -17,6 +17,8 @@ func BenchmarkFlowCalls(b *testing.B) {
 		{"longrow", longRowFlow},
 		{"checkout", func(tb testing.TB, s *flowSite) *flowTally { f, _ := checkoutFlow(tb, s); return f }},
 		{"stepper", stepperFlow},
+		{"popup", func(tb testing.TB, _ *flowSite) *flowTally { return coveredFlow(tb, "/popup.html", "No thanks") }},
+		{"consent", func(tb testing.TB, _ *flowSite) *flowTally { return coveredFlow(tb, "/consent.html", "Accept all") }},
 	}
 	for _, fl := range flows {
 		b.Run(fl.name, func(b *testing.B) {
@@ -29,4 +31,13 @@ func BenchmarkFlowCalls(b *testing.B) {
 			b.ReportMetric(float64(calls)/float64(b.N), "calls/task")
 		})
 	}
+}
+
+// coveredFlow tracks a parcel on page of a fresh popup site, whose field
+// something covers, closed with closeWith (popupModel).
+func coveredFlow(tb testing.TB, page, closeWith string) *flowTally {
+	s := newPopupSite(tb)
+	f := &flowTally{}
+	runFlow(tb, newHarness(tb, nil), "Track parcel AB123", s.URL+page, f, popupModel(s, closeWith))
+	return f
 }
