@@ -251,3 +251,40 @@ async function send() {
 		t.Fatalf("the attacker got %d requests, the site's own API %d", hits.Load(), own.Load())
 	}
 }
+
+// TestGuardSlowDecision: a guard check that takes longer than the settle
+// bound (a person reading the card) holds the action's answer until it
+// is decided: the allowed navigation is reported made, not "no visible
+// effect" with the page moving on afterwards.
+func TestGuardSlowDecision(t *testing.T) {
+	t.Parallel()
+	blog, _ := guardSites(t)
+	ctx := tctx(t)
+	tab, err := testBrowser.Open(ctx, blog.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tab.Close(context.Background()) })
+	reading := testBrowser.opts.SettleTimeout + 500*time.Millisecond
+	stop, err := tab.Guard(ctx, func(ctx context.Context, r Request) error {
+		if strings.HasSuffix(r.URL, "/post") {
+			select { // the person takes their time, then allows it
+			case <-time.After(reading):
+			case <-ctx.Done():
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	obs, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tab.Click(ctx, find(t, obs, "link", "Next post").Ref)
+	if err != nil || !r.Navigated || r.Took < reading || !strings.HasSuffix(r.URL, "/post") {
+		t.Fatalf("a navigation allowed after %v: %+v, %v", reading, r, err)
+	}
+}
