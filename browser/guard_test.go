@@ -265,7 +265,7 @@ func TestGuardSlowDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tab.Close(context.Background()) })
-	reading := testBrowser.opts.SettleTimeout + 500*time.Millisecond
+	reading := testBrowser.opts.SettleTimeout + 1500*time.Millisecond
 	stop, err := tab.Guard(ctx, func(ctx context.Context, r Request) error {
 		if strings.HasSuffix(r.URL, "/post") {
 			select { // the person takes their time, then allows it

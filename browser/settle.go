@@ -163,26 +163,17 @@ func (t *Tab) settle(ctx context.Context, s *step, ev *navEvents) (settled, erro
 			return st, err
 		}
 	}
+	asked := false
 	if !st.navigated {
-		if err := t.settleInPage(ctx, wait, s, &st); err != nil {
+		var err error
+		if asked, err = t.settlePage(ctx, wait, s, &st, ev); err != nil {
 			return st, err
-		}
-		if st.navigated && string(s.w.frame) != t.id && t.frameLeft(ctx, s.w) {
-			// The iframe acted in closed or loaded another page, not the
-			// page: it settles in the top frame.
-			st.navigated, s.frameGone = false, true
-			if err := t.toTopFrame(ctx, s); err != nil {
-				return st, err
-			}
-			if err := t.settleInPage(ctx, wait, s, &st); err != nil {
-				return st, err
-			}
 		}
 	}
 	if ev.navigatedTop() {
 		st.navigated = true
 	}
-	if !st.navigated && ev.askedTop(t.id) {
+	if !st.navigated && (asked || ev.askedTop(t.id)) {
 		fate, err := t.awaitRequested(ctx, ev)
 		st.navPending = fate == navPending
 		if err != nil || fate != navCommitted {
@@ -200,6 +191,36 @@ func (t *Tab) settle(ctx context.Context, s *step, ev *navEvents) (settled, erro
 	}
 	err := t.settleLoad(ctx, wait, s, &st, ev.load)
 	return st, err
+}
+
+// settlePage is the settle in the page, when the action did not navigate
+// by itself. A page that asked to navigate its top frame is not waited in:
+// while that navigation is on its way — held by the guard while a person
+// reads the card — Chromium stops the page's frames, and an in-page wait
+// would go unanswered and read as a hung page. asked reports that.
+func (t *Tab) settlePage(ctx, wait context.Context, s *step, st *settled, ev *navEvents) (asked bool, err error) {
+	if ev.askedTop(t.id) {
+		return true, nil
+	}
+	if err := t.settleInPage(ctx, wait, s, st); err != nil {
+		if !st.hung || !ev.askedTop(t.id) {
+			return false, err
+		}
+		// The page asked to navigate after the wait began (a script's
+		// redirect): the silence was the navigation's, not a hang.
+		st.hung = false
+		return true, nil
+	}
+	if st.navigated && string(s.w.frame) != t.id && t.frameLeft(ctx, s.w) {
+		// The iframe acted in closed or loaded another page, not the
+		// page: it settles in the top frame.
+		st.navigated, s.frameGone = false, true
+		if err := t.toTopFrame(ctx, s); err != nil {
+			return false, err
+		}
+		return false, t.settleInPage(ctx, wait, s, st)
+	}
+	return false, nil
 }
 
 // toTopFrame points s at the top frame's world: the frame it acted in is
