@@ -66,12 +66,16 @@ func topNavigated(v jsonv2.Value) bool {
 }
 
 // navigatedTop drains the navigations seen since the input and reports
-// whether the top frame's was among them.
+// whether the top frame's was among them. A subscription closes when its
+// target goes (the browser died): that ends the draining too.
 func (ev *navEvents) navigatedTop() bool {
 	top := false
 	for {
 		select {
-		case v := <-ev.nav:
+		case v, ok := <-ev.nav:
+			if !ok {
+				return top
+			}
 			top = top || topNavigated(v)
 		default:
 			return top
@@ -85,7 +89,10 @@ func (ev *navEvents) askedTop(top string) bool {
 	asked := false
 	for {
 		select {
-		case v := <-ev.asked:
+		case v, ok := <-ev.asked:
+			if !ok {
+				return asked
+			}
 			var e page.EventFrameRequestedNavigation
 			if jsonv2.Unmarshal(v, &e) == nil && string(e.FrameID) == top &&
 				e.Disposition == page.ClientNavigationDispositionCurrentTab {
@@ -114,13 +121,20 @@ const (
 func (t *Tab) awaitRequested(ctx context.Context, ev *navEvents) (navFate, error) {
 	timer := time.NewTimer(t.b.opts.SettleTimeout)
 	defer timer.Stop()
+	nav, stopped := ev.nav, ev.stopped
 	for {
 		select {
-		case v := <-ev.nav:
-			if topNavigated(v) {
+		case v, ok := <-nav:
+			if !ok {
+				nav = nil // the target is gone; t.dead says why
+			} else if topNavigated(v) {
 				return navCommitted, nil
 			}
-		case v := <-ev.stopped:
+		case v, ok := <-stopped:
+			if !ok {
+				stopped = nil
+				continue
+			}
 			var e page.EventFrameStoppedLoading
 			if jsonv2.Unmarshal(v, &e) != nil || string(e.FrameID) != t.id {
 				continue

@@ -75,8 +75,14 @@ func (t *Tab) waitInFrames(ctx context.Context, query string, deadline time.Time
 		select {
 		case a := <-found:
 			return a
-		case <-nav:
-		case <-added:
+		case _, ok := <-nav:
+			if !ok {
+				nav = nil // the target is gone; the top's wait says why
+			}
+		case _, ok := <-added:
+			if !ok {
+				added = nil
+			}
 		case <-recheck.C:
 		case <-end.C:
 			return waitAnswer{}
