@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -140,11 +141,7 @@ func TestCoveredByFramedDialog(t *testing.T) {
 	for name, src := range map[string]string{"same origin": "/consent.html", "cross-site": crossSite() + "/consent.html"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			tab := openTab(t, "/framed-consent.html?full=1&src="+src)
-			ctx := tctx(t)
-			if w, err := tab.Wait(ctx, WaitFor{Query: "Accept all"}, 10*time.Second); err != nil || !w.Met {
-				t.Fatalf("the consent frame never showed: %+v, %v", w, err)
-			}
+			tab, ctx := framedConsent(t, "full=1&src="+src, "Accept all")
 			o, err := tab.Observe(ctx, ObserveOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -188,11 +185,7 @@ func TestFrameClickChangesThePage(t *testing.T) {
 	for name, src := range map[string]string{"same origin": "/consent.html", "cross-site": crossSite() + "/consent.html"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			tab := openTab(t, "/framed-consent.html?src="+src)
-			ctx := tctx(t)
-			if w, err := tab.Wait(ctx, WaitFor{Query: "Ask me later"}, 10*time.Second); err != nil || !w.Met {
-				t.Fatalf("the consent frame never showed: %+v, %v", w, err)
-			}
+			tab, ctx := framedConsent(t, "src="+src, "Ask me later")
 			o, err := tab.Observe(ctx, ObserveOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -206,4 +199,16 @@ func TestFrameClickChangesThePage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// framedConsent opens framed-consent.html with query params and waits for
+// the consent frame's control name to show.
+func framedConsent(t *testing.T, params, name string) (*Tab, context.Context) {
+	t.Helper()
+	tab := openTab(t, "/framed-consent.html?"+params)
+	ctx := tctx(t)
+	if w, err := tab.Wait(ctx, WaitFor{Query: name}, 10*time.Second); err != nil || !w.Met {
+		t.Fatalf("the consent frame never showed: %+v, %v", w, err)
+	}
+	return tab, ctx
 }

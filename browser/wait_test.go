@@ -163,11 +163,7 @@ func TestFrameNavigationIsNotThePages(t *testing.T) {
 	t.Parallel()
 	// Same origin: the frame runs in the page's process, so its load is
 	// reported on the tab's own session, as the page's is.
-	tab := openTab(t, "/framed-consent.html?src=/consent.html")
-	ctx := tctx(t)
-	if w, err := tab.Wait(ctx, WaitFor{Query: "Accept all"}, 10*time.Second); err != nil || !w.Met {
-		t.Fatalf("the frame never showed: %+v, %v", w, err)
-	}
+	tab, ctx := framedConsent(t, "src=/consent.html", "Accept all")
 	o, err := tab.Observe(ctx, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
