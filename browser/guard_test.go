@@ -56,12 +56,7 @@ func guardSites(t *testing.T) (blog *httptest.Server, hits *atomic.Int32) {
 func TestGuardHoldsDocumentRequests(t *testing.T) {
 	t.Parallel()
 	blog, hits := guardSites(t)
-	ctx := tctx(t)
-	tab, err := testBrowser.Open(ctx, blog.URL+"/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tab.Close(context.Background()) })
+	tab, ctx := openURL(t, blog.URL+"/")
 	var mu sync.Mutex
 	var seen []Request
 	checking, decide := make(chan string, 1), make(chan struct{})
@@ -209,12 +204,7 @@ async function send() {
 	})
 	shop := httptest.NewServer(mux)
 	t.Cleanup(shop.Close)
-	ctx := tctx(t)
-	tab, err := testBrowser.Open(ctx, shop.URL+"/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tab.Close(context.Background()) })
+	tab, ctx := openURL(t, shop.URL+"/")
 	var mu sync.Mutex
 	kinds := map[string]bool{}
 	stop, err := tab.Guard(ctx, func(ctx context.Context, r Request) error {
@@ -259,12 +249,7 @@ async function send() {
 func TestGuardSlowDecision(t *testing.T) {
 	t.Parallel()
 	blog, _ := guardSites(t)
-	ctx := tctx(t)
-	tab, err := testBrowser.Open(ctx, blog.URL+"/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tab.Close(context.Background()) })
+	tab, ctx := openURL(t, blog.URL+"/")
 	reading := testBrowser.opts.SettleTimeout + 1500*time.Millisecond
 	stop, err := tab.Guard(ctx, func(ctx context.Context, r Request) error {
 		if strings.HasSuffix(r.URL, "/post") {
@@ -287,4 +272,17 @@ func TestGuardSlowDecision(t *testing.T) {
 	if err != nil || !r.Navigated || r.Took < reading || !strings.HasSuffix(r.URL, "/post") {
 		t.Fatalf("a navigation allowed after %v: %+v, %v", reading, r, err)
 	}
+}
+
+// openURL opens url (a page of the test's own servers) in a fresh tab,
+// closed at the end of the test.
+func openURL(t *testing.T, url string) (*Tab, context.Context) {
+	t.Helper()
+	ctx := tctx(t)
+	tab, err := testBrowser.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tab.Close(context.Background()) })
+	return tab, ctx
 }
