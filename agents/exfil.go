@@ -139,6 +139,17 @@ func (p *personal) typed(text string, sensitive bool) {
 // body are searched as sent and percent-decoded; each value also in
 // base64.
 func (p *personal) leaks(rawURL, body string, extra []Secret) []leak {
+	return p.find(rawURL, body, extra, false)
+}
+
+// secretLeaks is leaks for the secrets alone (masked values, the API key,
+// extra): what a page's script may not send off the sites.
+func (p *personal) secretLeaks(rawURL, body string, extra []Secret) []leak {
+	return p.find(rawURL, body, extra, true)
+}
+
+// find is leaks, or secretLeaks when secretsOnly.
+func (p *personal) find(rawURL, body string, extra []Secret, secretsOnly bool) []leak {
 	hay := haystack(rawURL) + "\x00" + haystack(body)
 	raw := rawURL + "\x00" + body
 	var found []leak
@@ -156,6 +167,9 @@ func (p *personal) leaks(rawURL, body string, extra []Secret) []leak {
 	}
 	p.mu.Lock()
 	for v, l := range p.values {
+		if secretsOnly && l.value != "" {
+			continue // shown or typed in the clear: not a secret
+		}
 		if in(v) {
 			if l.value == "" {
 				l.hide = v
@@ -299,12 +313,7 @@ func (g *gate) scriptRequest(ctx context.Context, agent string, extra []Secret, 
 			fields = append(fields, s)
 		}
 	}
-	var found []leak
-	for _, l := range g.seen.leaks(r.URL, r.Body, fields) {
-		if l.hide != "" { // a secret, not text the pages showed or agents typed
-			found = append(found, l)
-		}
-	}
+	found := g.seen.secretLeaks(r.URL, r.Body, fields)
 	if len(found) == 0 {
 		return nil
 	}

@@ -27,10 +27,6 @@ func (t *Tab) framesWithin(ctx context.Context, m *merge, parent *cdp.Frame, fs 
 			continue
 		}
 		m.addFrame(fo, false)
-		off := [2]float64{parentOff[0] + box.X, parentOff[1] + box.Y}
-		for _, ctl := range fo.Controls {
-			t.refs[ctl.Ref] = refLoc{frame: c.ID, loader: c.LoaderID, top: fs[0].LoaderID}
-			m.addControl(ctl, off, false)
-		}
+		t.addControls(m, fo, c, fs, [2]float64{parentOff[0] + box.X, parentOff[1] + box.Y}, false)
 	}
 }

@@ -209,10 +209,7 @@ func (t *Tab) observe(ctx context.Context, o ObserveOptions) (*Observation, erro
 		if top && fo.DialogRef != "" {
 			t.refs[fo.DialogRef] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
 		}
-		for _, c := range fo.Controls {
-			t.refs[c.Ref] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
-			m.addControl(c, off, top)
-		}
+		t.addControls(m, fo, f, fs, off, top)
 	}
 	obs := m.ranked(o.Limit)
 	t.version++
@@ -249,15 +246,22 @@ func (t *Tab) observeWithin(ctx context.Context, m *merge, fs []*cdp.Frame, o Ob
 		fo.VW, fo.VH = float64(t.b.opts.Width), float64(t.b.opts.Height)
 	}
 	m.addFrame(fo, true)
-	for _, c := range fo.Controls {
-		t.refs[c.Ref] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
-		m.addControl(c, off, top)
-	}
+	t.addControls(m, fo, f, fs, off, top)
 	t.framesWithin(ctx, m, f, fs, off, o)
 	obs := m.ranked(o.Limit)
 	t.version++
 	obs.Version = t.version
 	return obs, nil
+}
+
+// addControls merges frame f's controls (fo) into m at off, its origin in
+// the top viewport, and remembers which document each ref was handed out
+// in.
+func (t *Tab) addControls(m *merge, fo *frameObs, f *cdp.Frame, fs []*cdp.Frame, off [2]float64, top bool) {
+	for _, c := range fo.Controls {
+		t.refs[c.Ref] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
+		m.addControl(c, off, top)
+	}
 }
 
 // forgetOldDocuments drops, when the top document has changed, the refs
