@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"vroom/agents"
-	"vroom/app"
+	"vroom/app/config"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
@@ -110,15 +110,15 @@ func startDesk(t *testing.T, srv *modeltest.Server) (string, string) {
 
 // startDeskWith is startDesk with edit applied to the settings (a remote
 // browser, a policy) before the app reads them.
-func startDeskWith(t *testing.T, srv *modeltest.Server, edit func(*app.Settings)) (string, string) {
+func startDeskWith(t *testing.T, srv *modeltest.Server, edit func(*config.Settings)) (string, string) {
 	t.Helper()
 	configDir, dataDir := t.TempDir(), t.TempDir()
-	st := app.DefaultSettings()
+	st := config.DefaultSettings()
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
 	if edit != nil {
 		edit(&st)
 	}
-	if err := (app.SettingsStore{Path: filepath.Join(configDir, "settings.json")}).Save(st); err != nil {
+	if err := (config.Store{Path: filepath.Join(configDir, "settings.json")}).Save(st); err != nil {
 		t.Fatal(err)
 	}
 	url := startWailsDev(t, configDir, "VROOM_DATA_DIR="+dataDir)

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"vroom/agents"
-	"vroom/app"
+	"vroom/app/config"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 )
@@ -39,9 +39,9 @@ func startDesktopApp(t *testing.T, srv *modeltest.Server) *desktopApp {
 	t.Helper()
 	testenv.NeedDisplay(t)
 	configDir, dataDir := t.TempDir(), t.TempDir()
-	st := app.DefaultSettings()
+	st := config.DefaultSettings()
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
-	if err := (app.SettingsStore{Path: filepath.Join(configDir, "settings.json")}).Save(st); err != nil {
+	if err := (config.Store{Path: filepath.Join(configDir, "settings.json")}).Save(st); err != nil {
 		t.Fatal(err)
 	}
 	bin := buildDesktop(t)

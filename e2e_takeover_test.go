@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"vroom/app"
+	"vroom/app/config"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 
@@ -127,9 +127,9 @@ func TestDesktopTakeOverHandBack(t *testing.T) {
 // takeOverHandBack runs the scenario with the agents' tabs in remote, or
 // in the app's own Chromium when nil.
 func takeOverHandBack(t *testing.T, remote *testenv.Remote) {
-	var edit func(*app.Settings)
+	var edit func(*config.Settings)
 	if remote != nil {
-		edit = func(s *app.Settings) { s.Browser.Endpoints = []string{remote.WS} }
+		edit = func(s *config.Settings) { s.Browser.Endpoints = []string{remote.WS} }
 	}
 	site := newDeskSite(t)
 	srv := modeltest.New(t)

@@ -10,6 +10,7 @@ import (
 
 	"vroom/agents"
 	"vroom/app"
+	"vroom/app/runlog"
 	"vroom/browser"
 	"vroom/internal/tsgen"
 )
@@ -41,9 +42,10 @@ func uiTypes() ([]byte, error) {
 		{Kind: string(agents.EventAsk), Data: reflect.TypeFor[agents.Question]()},
 		{Kind: string(agents.EventRun), Data: reflect.TypeFor[agents.RunInfo]()},
 	})
+	g.Name("RunSummary", reflect.TypeFor[runlog.Summary]())
 	g.Types(
-		reflect.TypeFor[app.RunSummary](),
-		reflect.TypeFor[app.Replay](),
+		reflect.TypeFor[runlog.Summary](),
+		reflect.TypeFor[runlog.Replay](),
 		reflect.TypeFor[app.CheckRow](),
 		reflect.TypeFor[browser.TabInfo](),
 	)

@@ -10,26 +10,22 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/config"
 	"vroom/browser"
 )
-
-// keyringTimeout bounds every keyring call: long enough for a slow D-Bus
-// round trip, short enough that a locked keyring waiting on a prompt is
-// reported instead of freezing the window.
-const keyringTimeout = 3 * time.Second
 
 // App is the object bound to the frontend: each exported method is callable
 // from the UI and returns a value or an error the UI shows as a message.
 type App struct {
 	log      *slog.Logger
-	store    SettingsStore
-	secrets  *Secrets
-	detect   func(context.Context) (LocalServer, bool)
+	store    config.Store
+	secrets  *config.Secrets
+	detect   func(context.Context) (config.LocalServer, bool)
 	ctx      context.Context // set by startup; the app's lifetime
 	mu       sync.Mutex
-	settings Settings
-	notice   string       // one plain line the UI shows until the cause is fixed
-	offer    *LocalServer // a local server to offer when no key is configured
+	settings config.Settings
+	notice   string              // one plain line the UI shows until the cause is fixed
+	offer    *config.LocalServer // a local server to offer when no key is configured
 	opts     Options
 	emitter  Emitter
 	sess     *session // the browser, live view and run while the window is open
@@ -39,14 +35,17 @@ type App struct {
 
 // Options configure an App. Zero values pick the production choices.
 type Options struct {
-	Store   SettingsStore
-	Keyring Keyring
+	Store   config.Store
+	Keyring config.Keyring
 	// KeyringTimeout bounds each keyring call; zero means 3 s.
 	KeyringTimeout time.Duration
 	// Detect finds a local model server; nil probes Ollama's and llama.cpp's
 	// usual ports.
-	Detect func(context.Context) (LocalServer, bool)
+	Detect func(context.Context) (config.LocalServer, bool)
 	Log    *slog.Logger
+	// Getenv reads OPENAI_API_KEY, which wins over the keyring; nil is the
+	// process's environment.
+	Getenv func(string) string
 	// Browser, when set, is used instead of launching the desktop's own
 	// headless Chromium; the app leaves it open at shutdown.
 	Browser *browser.Browser
@@ -69,15 +68,13 @@ type Options struct {
 // New returns an App. Nothing is read until the window starts.
 func New(o Options) *App {
 	if o.Keyring == nil {
-		o.Keyring = SystemKeyring{}
+		o.Keyring = config.SystemKeyring{}
 	}
 	if o.KeyringTimeout == 0 {
-		o.KeyringTimeout = keyringTimeout
+		o.KeyringTimeout = config.KeyringTimeout
 	}
 	if o.Detect == nil {
-		o.Detect = func(ctx context.Context) (LocalServer, bool) {
-			return DetectLocalServer(ctx, localCandidates, 400*time.Millisecond)
-		}
+		o.Detect = config.DetectLocal
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
@@ -90,9 +87,9 @@ func New(o Options) *App {
 		emitter:  o.Emitter,
 		log:      o.Log,
 		store:    o.Store,
-		secrets:  NewSecrets(o.Keyring, o.KeyringTimeout),
+		secrets:  config.NewSecrets(o.Keyring, o.KeyringTimeout, o.Getenv),
 		detect:   o.Detect,
-		settings: DefaultSettings(),
+		settings: config.DefaultSettings(),
 		ctx:      context.Background(),
 	}
 	a.cards = newCards(a.emit)
@@ -111,7 +108,7 @@ func (a *App) startup(ctx context.Context) {
 	if err != nil {
 		// Keep the broken file for the person to fix; run on defaults meanwhile.
 		notices = append(notices, fmt.Sprintf("Your settings file could not be used (%v); Vroom is running on defaults and will not overwrite it until you save.", err))
-		st = DefaultSettings()
+		st = config.DefaultSettings()
 	}
 	a.mu.Lock()
 	a.settings = st
@@ -121,13 +118,13 @@ func (a *App) startup(ctx context.Context) {
 	switch {
 	case err == nil:
 		a.log.Info("api key found", "source", string(src))
-	case errors.Is(err, ErrNoKey):
-		if srv, ok := a.detect(ctx); ok && st.BaseURL == DefaultBaseURL {
+	case errors.Is(err, config.ErrNoKey):
+		if srv, ok := a.detect(ctx); ok && st.BaseURL == config.DefaultBaseURL {
 			a.mu.Lock()
 			a.offer = &srv
 			a.mu.Unlock()
 			notices = append(notices, fmt.Sprintf("No API key is set, but %s answers at %s: use it, or add an API key in Settings.", srv.Name, srv.BaseURL))
-		} else if !isLocal(st.BaseURL) {
+		} else if !config.IsLocal(st.BaseURL) {
 			notices = append(notices, "Vroom needs a model: add an API key for "+st.BaseURL+", or point the base URL at a local OpenAI-compatible server.")
 		}
 	default:
@@ -136,12 +133,8 @@ func (a *App) startup(ctx context.Context) {
 	a.setNotice(strings.Join(notices, " "))
 }
 
-func isLocal(baseURL string) bool {
-	return strings.Contains(baseURL, "://localhost") || strings.Contains(baseURL, "://127.0.0.1") || strings.Contains(baseURL, "://[::1]")
-}
-
 func keyringNotice(err error) string {
-	if errors.Is(err, ErrKeyringTimeout) {
+	if errors.Is(err, config.ErrKeyringTimeout) {
 		return "The system keyring did not answer (is it locked?). A key you enter now is kept for this session only."
 	}
 	return fmt.Sprintf("The system keyring is not available (%v). A key you enter now is kept for this session only.", err)
@@ -158,15 +151,15 @@ func (a *App) setNotice(s string) {
 
 // State is what the UI needs to draw settings and the first-run line.
 type State struct {
-	Settings Settings `json:"settings"`
+	Settings config.Settings `json:"settings"`
 	// KeySource is where the API key in use comes from ("none" if absent).
-	KeySource KeySource `json:"key_source"`
+	KeySource config.KeySource `json:"key_source"`
 	// KeyHint shows the key's last four characters, never the key.
 	KeyHint string `json:"key_hint"`
 	// Notice is one plain sentence about what needs attention, or empty.
 	Notice string `json:"notice"`
 	// Offer is a local model server to use when no key is set.
-	Offer *LocalServer `json:"offer,omitempty"`
+	Offer *config.LocalServer `json:"offer,omitempty"`
 	// NeedsSetup is true when no model can be reached as configured: the UI
 	// opens the settings panel.
 	NeedsSetup bool `json:"needs_setup"`
@@ -179,17 +172,10 @@ func (a *App) State() (State, error) {
 	defer a.mu.Unlock()
 	s := State{Settings: a.settings, KeySource: src, Notice: a.notice, Offer: a.offer}
 	if err == nil {
-		s.KeyHint = hint(key)
+		s.KeyHint = config.MaskKey(key)
 	}
-	s.NeedsSetup = s.KeyHint == "" && !isLocal(a.settings.BaseURL)
+	s.NeedsSetup = s.KeyHint == "" && !config.IsLocal(a.settings.BaseURL)
 	return s, nil
-}
-
-func hint(key string) string {
-	if len(key) <= 8 {
-		return "••••"
-	}
-	return "••••" + key[len(key)-4:]
 }
 
 func (a *App) context() context.Context {
@@ -200,7 +186,7 @@ func (a *App) context() context.Context {
 
 // SaveSettings validates and stores st. On a validation error nothing is
 // written and the message names the field.
-func (a *App) SaveSettings(st Settings) (State, error) {
+func (a *App) SaveSettings(st config.Settings) (State, error) {
 	if err := a.store.Save(st); err != nil {
 		return State{}, err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/config"
 )
 
 const doctorUsage = `usage: vroom doctor [flags]
@@ -42,7 +43,7 @@ type doctorOptions struct {
 }
 
 // parseDoctorArgs parses flags over env's settings.
-func parseDoctorArgs(args []string, st *Settings, stderr io.Writer) (doctorOptions, error) {
+func parseDoctorArgs(args []string, st *config.Settings, stderr io.Writer) (doctorOptions, error) {
 	var o doctorOptions
 	fs := commandFlags("vroom doctor", doctorUsage, stderr)
 	modelFlags(fs, *st, &st.BaseURL, &st.ExecutorModel, &st.PlannerModel)
@@ -56,7 +57,7 @@ func parseDoctorArgs(args []string, st *Settings, stderr io.Writer) (doctorOptio
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if err := validateBaseURL(st.BaseURL); err != nil {
+	if err := config.ValidateBaseURL(st.BaseURL); err != nil {
 		return o, fmt.Errorf("--base-url: %w", err)
 	}
 	if _, err := agents.ParseAPI(st.ModelAPI); err != nil {
@@ -79,18 +80,18 @@ func runDoctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // key and the data directory, as vroom run finds them. What cannot be
 // found is left for a check to report.
 func defaultDoctorEnv() doctorEnv {
-	env := doctorEnv{Settings: DefaultSettings()}
-	env.SettingsPath, env.SettingsErr = DefaultSettingsPath()
+	env := doctorEnv{Settings: config.DefaultSettings()}
+	env.SettingsPath, env.SettingsErr = config.DefaultPath()
 	if env.SettingsErr == nil {
-		st, err := SettingsStore{Path: env.SettingsPath}.Load()
+		st, err := config.Store{Path: env.SettingsPath}.Load()
 		if err != nil {
 			env.SettingsErr = err
 		} else {
 			env.Settings = st
 		}
 	}
-	env.DataDir, _ = DataDir() // "" is reported by the data directory check
-	secrets := NewSecrets(SystemKeyring{}, keyringTimeout)
+	env.DataDir, _ = config.DataDir() // "" is reported by the data directory check
+	secrets := config.NewSecrets(config.SystemKeyring{}, config.KeyringTimeout, nil)
 	env.Key = secrets.APIKey
 	return env
 }
@@ -176,7 +177,7 @@ func (a *App) Doctor() ([]CheckRow, error) {
 	a.mu.Lock()
 	st := a.settings
 	a.mu.Unlock()
-	dir, err := DataDir()
+	dir, err := config.DataDir()
 	if err != nil {
 		return nil, fmt.Errorf("doctor: %w", err)
 	}

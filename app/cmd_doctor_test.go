@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/app/config"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 )
@@ -32,13 +33,15 @@ func doctorServer(t *testing.T) *modeltest.Server {
 // doctorEnvFor checks srv with a key from the environment and a temporary
 // data directory.
 func doctorEnvFor(t *testing.T, srv *modeltest.Server) doctorEnv {
-	st := DefaultSettings()
+	st := config.DefaultSettings()
 	st.BaseURL = srv.URL
 	st.PlannerModel, st.ExecutorModel = "gpt-6-astra", "executor"
 	st.TTSModel, st.STTModel = "tts", "stt"
 	return doctorEnv{
 		Settings: st, SettingsPath: "settings.json", DataDir: t.TempDir(), Deadline: 20 * time.Second,
-		Key: func(context.Context) (string, KeySource, error) { return "sk-doctor-key", KeyFromEnv, nil },
+		Key: func(context.Context) (string, config.KeySource, error) {
+			return "sk-doctor-key", config.KeyFromEnv, nil
+		},
 	}
 }
 

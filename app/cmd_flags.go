@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"vroom/app/config"
 )
 
 // commandFlags is the flag set of a vroom subcommand (name is "vroom run"
@@ -23,7 +24,7 @@ func commandFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 // values, into baseURL, executor and planner: the model server of a
 // command that only points at one (vroom doctor, vroom mcp). vroom run
 // explains each at more length.
-func modelFlags(fs *flag.FlagSet, st Settings, baseURL, executor, planner *string) {
+func modelFlags(fs *flag.FlagSet, st config.Settings, baseURL, executor, planner *string) {
 	fs.StringVar(baseURL, "base-url", st.BaseURL, "OpenAI-compatible API base URL")
 	fs.StringVar(executor, "model", st.ExecutorModel, "model of the executors")
 	fs.StringVar(planner, "planner-model", st.PlannerModel, "model of the planner")

@@ -22,6 +22,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"vroom/app/config"
+	"vroom/app/remote"
 	"vroom/browser"
 )
 
@@ -58,7 +60,7 @@ type mcpOptions struct {
 	Browsers []string
 }
 
-func parseMCPArgs(args []string, st Settings, stderr io.Writer) (mcpOptions, error) {
+func parseMCPArgs(args []string, st config.Settings, stderr io.Writer) (mcpOptions, error) {
 	o := mcpOptions{}
 	fs := commandFlags("vroom mcp", mcpUsage, stderr)
 	fs.StringVar(&o.HTTP, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:0 picks a port) instead of stdio")
@@ -81,7 +83,7 @@ func parseMCPArgs(args []string, st Settings, stderr io.Writer) (mcpOptions, err
 			return o, fmt.Errorf("--http: %w", err)
 		}
 	}
-	if err := validateBaseURL(o.BaseURL); err != nil {
+	if err := config.ValidateBaseURL(o.BaseURL); err != nil {
 		return o, fmt.Errorf("--base-url: %w", err)
 	}
 	return o, checkBrowsers(o.Browsers)
@@ -154,7 +156,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 // --browser or the settings, connected at start (connectEndpoints), else
 // a Chromium launched here. Either outlives ctx's cancellation by the
 // grace, so runs close their tabs; done closes what was opened.
-func (o mcpOptions) browsers(ctx context.Context, dataDir string, stderr io.Writer) (*browser.Browser, *Endpoints, func(), error) {
+func (o mcpOptions) browsers(ctx context.Context, dataDir string, stderr io.Writer) (*browser.Browser, *remote.Pool, func(), error) {
 	if len(o.Browsers) > 0 {
 		pool, done, err := connectEndpoints(ctx, o.Browsers, "vroom mcp", stderr)
 		return nil, pool, done, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"vroom/agents"
+	"vroom/app/config"
 )
 
 // runReplay is `vroom replay RUN`: RUN is a run id, a run log's path, or
@@ -22,7 +23,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		return 2
 	}
-	dir, err := DataDir()
+	dir, err := config.DataDir()
 	if err != nil {
 		fmt.Fprintln(stderr, "vroom replay:", err)
 		return 1

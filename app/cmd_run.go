@@ -11,13 +11,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"vroom/agents"
+	"vroom/app/config"
 	"vroom/browser"
 	"vroom/voice"
 )
@@ -45,7 +45,7 @@ type runOptions struct {
 	Model        string
 	PlannerModel string
 	// API, PlannerEffort and ExecutorEffort are --api, --planner-effort
-	// and --effort (settings.go says what each means).
+	// and --effort (config.Settings says what each means).
 	API               string
 	PlannerEffort     string
 	ExecutorEffort    string
@@ -68,7 +68,7 @@ type runOptions struct {
 
 // parseRunArgs parses flags over the settings' values. Flags may come
 // before or after the task.
-func parseRunArgs(args []string, st Settings, stderr io.Writer) (runOptions, error) {
+func parseRunArgs(args []string, st config.Settings, stderr io.Writer) (runOptions, error) {
 	o := runOptions{}
 	fs := commandFlags("vroom run", runUsage, stderr)
 	fs.StringVar(&o.BaseURL, "base-url", st.BaseURL, "OpenAI-compatible API base URL (OpenAI, Gemini, OpenRouter, Ollama, llama.cpp)")
@@ -119,7 +119,7 @@ func parseRunArgs(args []string, st Settings, stderr io.Writer) (runOptions, err
 	case strings.TrimSpace(o.Model) == "" || strings.TrimSpace(o.PlannerModel) == "":
 		return o, errors.New("--model and --planner-model must name models")
 	}
-	if err := validateBaseURL(o.BaseURL); err != nil {
+	if err := config.ValidateBaseURL(o.BaseURL); err != nil {
 		return o, fmt.Errorf("--base-url: %w", err)
 	}
 	if err := checkBrowsers(o.Browsers); err != nil {
@@ -143,7 +143,7 @@ func (o runOptions) checkModelAPI() error {
 
 // runEnv is what a run needs from outside: tests replace parts of it.
 type runEnv struct {
-	Settings Settings
+	Settings config.Settings
 	// Key returns the API key ("" with ErrNoKey when none is set).
 	Key func(ctx context.Context) (string, error)
 	// DataDir holds runs/ and the persistent profile.
@@ -179,19 +179,19 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // defaultRunEnv reads the settings file and finds the keyring and data
 // directory.
 func defaultRunEnv() (runEnv, error) {
-	path, err := DefaultSettingsPath()
+	path, err := config.DefaultPath()
 	if err != nil {
 		return runEnv{}, err
 	}
-	st, err := SettingsStore{Path: path}.Load()
+	st, err := config.Store{Path: path}.Load()
 	if err != nil {
 		return runEnv{}, err
 	}
-	dir, err := DataDir()
+	dir, err := config.DataDir()
 	if err != nil {
 		return runEnv{}, err
 	}
-	secrets := NewSecrets(SystemKeyring{}, keyringTimeout)
+	secrets := config.NewSecrets(config.SystemKeyring{}, config.KeyringTimeout, nil)
 	return runEnv{
 		Settings: st,
 		DataDir:  dir,
@@ -200,31 +200,6 @@ func defaultRunEnv() (runEnv, error) {
 			return k, err
 		},
 	}, nil
-}
-
-// DataDir is where Vroom keeps runs and the persistent browser profile:
-// $VROOM_DATA_DIR, else $XDG_DATA_HOME/vroom, else the platform's usual
-// place for application data.
-func DataDir() (string, error) {
-	if d := os.Getenv("VROOM_DATA_DIR"); d != "" {
-		return d, nil
-	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "vroom"), nil
-	}
-	switch runtime.GOOS {
-	case "windows", "darwin":
-		d, err := os.UserConfigDir()
-		if err != nil {
-			return "", fmt.Errorf("data dir: %w", err)
-		}
-		return filepath.Join(d, "vroom"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("data dir: %w", err)
-	}
-	return filepath.Join(home, ".local", "share", "vroom"), nil
 }
 
 // runTask parses args and runs the task in env, returning the exit code.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/config"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 )
@@ -25,12 +26,12 @@ import (
 // scripted model: the settings point at srv, there is no key (the server
 // is local), and runs are logged in a temporary data directory.
 func testEnv(t *testing.T, srv *modeltest.Server) runEnv {
-	st := DefaultSettings()
+	st := config.DefaultSettings()
 	st.BaseURL = srv.URL
 	st.PlannerModel, st.ExecutorModel = "planner", "executor"
 	return runEnv{
 		Settings: st,
-		Key:      func(context.Context) (string, error) { return "", ErrNoKey },
+		Key:      func(context.Context) (string, error) { return "", config.ErrNoKey },
 		DataDir:  t.TempDir(),
 		Browser:  testBrowser,
 	}
@@ -52,7 +53,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"-h"}, 0, "usage: vroom run [flags]"},
 	} {
 		var out, errb bytes.Buffer
-		env := runEnv{Settings: DefaultSettings(), DataDir: t.TempDir()}
+		env := runEnv{Settings: config.DefaultSettings(), DataDir: t.TempDir()}
 		code := runTask(context.Background(), tc.args, env, &out, &errb)
 		if code != tc.code || !strings.Contains(errb.String(), tc.msg) {
 			t.Errorf("vroom run %q: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), tc.code, tc.msg)
@@ -68,7 +69,7 @@ func TestRunUsage(t *testing.T) {
 // position around the task.
 func TestRunFlagsOverSettings(t *testing.T) {
 	t.Parallel()
-	st := DefaultSettings()
+	st := config.DefaultSettings()
 	o, err := parseRunArgs([]string{"--model", "m1", "find", "--max-steps", "7", "cheap flights", "--json"}, st, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -390,18 +391,5 @@ func TestFindRunLog(t *testing.T) {
 	}
 	if _, err := findRunLog(t.TempDir(), "last"); err == nil {
 		t.Error("last found a run in an empty directory")
-	}
-}
-
-// TestDataDir: VROOM_DATA_DIR wins, then XDG_DATA_HOME.
-func TestDataDir(t *testing.T) {
-	t.Setenv("VROOM_DATA_DIR", "/tmp/vroom-data")
-	t.Setenv("XDG_DATA_HOME", "/tmp/xdg")
-	if d, _ := DataDir(); d != "/tmp/vroom-data" {
-		t.Fatal(d)
-	}
-	t.Setenv("VROOM_DATA_DIR", "")
-	if d, _ := DataDir(); d != "/tmp/xdg/vroom" {
-		t.Fatal(d)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/config"
+	"vroom/app/internal/apptest"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 )
@@ -101,15 +103,15 @@ func deskOptions(t *testing.T, srv *modeltest.Server) (o Options, ui *recorder, 
 	t.Helper()
 	needBrowser(t)
 	dir = t.TempDir()
-	store := SettingsStore{Path: filepath.Join(dir, "settings.json")}
-	st := DefaultSettings()
+	store := config.Store{Path: filepath.Join(dir, "settings.json")}
+	st := config.DefaultSettings()
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
 	if err := store.Save(st); err != nil {
 		t.Fatal(err)
 	}
 	ui = newRecorder()
 	return Options{
-		Store: store, Keyring: memKeyring{}, Detect: noServer, Log: quiet,
+		Store: store, Keyring: apptest.Keyring{}, Detect: noServer, Log: quiet,
 		Browser: testBrowser, DataDir: dir, Emitter: ui, TextOnly: true,
 		EditRun: func(c *agents.Config) { c.Floor = agents.FloorConfig{WordsPerMinute: 60000} },
 	}, ui, dir

@@ -16,6 +16,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"vroom/agents"
+	"vroom/app/config"
+	"vroom/app/remote"
 	"vroom/browser"
 	"vroom/voice"
 )
@@ -42,18 +44,18 @@ type CheckRow struct {
 
 // doctorEnv is what the checks look at; tests replace parts of it.
 type doctorEnv struct {
-	Settings Settings
+	Settings config.Settings
 	// SettingsPath is the settings file; SettingsErr why it did not load
 	// (the defaults are checked instead).
 	SettingsPath string
 	SettingsErr  error
 	// Key returns the API key and where it came from.
-	Key     func(ctx context.Context) (string, KeySource, error)
+	Key     func(ctx context.Context) (string, config.KeySource, error)
 	DataDir string
 	// Deadline bounds each check (default doctorDeadline).
 	Deadline time.Duration
 	// Connect dials a remote browser; nil is the pool's own
-	// (EndpointOptions.connectFunc).
+	// (remote.Options.ConnectFunc).
 	Connect func(ctx context.Context, raw string, opts browser.Options) (*browser.Browser, error)
 }
 
@@ -153,23 +155,23 @@ func checkKey(ctx context.Context, env doctorEnv) (string, CheckRow) {
 	start := time.Now()
 	row := CheckRow{Name: "API key", Required: true}
 	var k string
-	var src KeySource
-	err := ErrNoKey
+	var src config.KeySource
+	err := config.ErrNoKey
 	if env.Key != nil {
 		k, src, err = env.Key(ctx)
 	}
 	row.Millis = time.Since(start).Milliseconds()
 	switch {
-	case errors.Is(err, ErrNoKey) && isLocal(env.Settings.BaseURL):
+	case errors.Is(err, config.ErrNoKey) && config.IsLocal(env.Settings.BaseURL):
 		row.OK, row.Detail = true, "none, and none needed for a server on this computer"
-	case errors.Is(err, ErrNoKey):
+	case errors.Is(err, config.ErrNoKey):
 		row.Detail, row.Fix = "no key for "+env.Settings.BaseURL, keyFix
 	case err != nil:
 		row.Detail, row.Fix = clipText(err.Error(), 300), "unlock the system keyring, or "+keyFix
 	default:
-		where := map[KeySource]string{KeyFromEnv: "the environment (OPENAI_API_KEY)", KeyFromKeyring: "the system keyring",
-			KeyFromSession: "this session (the keyring failed)"}[src]
-		row.OK, row.Detail = true, fmt.Sprintf("%s, from %s", hint(k), where)
+		where := map[config.KeySource]string{config.KeyFromEnv: "the environment (OPENAI_API_KEY)", config.KeyFromKeyring: "the system keyring",
+			config.KeyFromSession: "this session (the keyring failed)"}[src]
+		row.OK, row.Detail = true, fmt.Sprintf("%s, from %s", config.MaskKey(k), where)
 	}
 	return k, row
 }
@@ -187,7 +189,7 @@ func apiName(a agents.API) string {
 // transcription when set.
 func modelRows(ctx context.Context, env doctorEnv, key string) []CheckRow {
 	st := env.Settings
-	cfg := modelConfig(st, key, keyFix)
+	cfg := st.Model(key, keyFix)
 	cfg.MaxRetries, cfg.CallTimeout = -1, env.Deadline // a check reports, it does not insist
 	m := agents.NewModel(cfg)
 	url := agents.NormalizeBaseURL(st.BaseURL)
@@ -275,13 +277,13 @@ func serverFix(err error, url string) string {
 }
 
 // audioClient is a go-openai client for the speech endpoints.
-func audioClient(st Settings, key string) *openai.Client {
+func audioClient(st config.Settings, key string) *openai.Client {
 	oc := openai.DefaultConfig(key)
 	oc.BaseURL = agents.NormalizeBaseURL(st.BaseURL)
 	return openai.NewClientWithConfig(oc)
 }
 
-func checkSpeech(ctx context.Context, st Settings, key string) (string, string, error) {
+func checkSpeech(ctx context.Context, st config.Settings, key string) (string, string, error) {
 	v := "alloy"
 	if len(st.Voices) > 0 {
 		v = st.Voices[0]
@@ -303,7 +305,7 @@ func checkSpeech(ctx context.Context, st Settings, key string) (string, string, 
 	return fmt.Sprintf("%s said a word (%d bytes of audio)", st.TTSModel, n), "", nil
 }
 
-func checkTranscription(ctx context.Context, st Settings, key string) (string, string, error) {
+func checkTranscription(ctx context.Context, st config.Settings, key string) (string, string, error) {
 	_, err := audioClient(st, key).CreateTranscription(ctx, openai.AudioRequest{
 		Model: st.STTModel, FilePath: "check.wav", Reader: bytes.NewReader(toneWAV()), Format: openai.AudioResponseFormatJSON})
 	if err != nil {
@@ -339,7 +341,7 @@ func browserRows(ctx context.Context, env doctorEnv) []CheckRow {
 	if len(eps) == 0 {
 		return []CheckRow{timed(ctx, env.Deadline, "Chromium", true, checkChromium)}
 	}
-	connect := EndpointOptions{Connect: env.Connect}.connectFunc()
+	connect := remote.Options{Connect: env.Connect}.ConnectFunc()
 	rows := make([]CheckRow, 0, len(eps))
 	for i, raw := range eps {
 		name := fmt.Sprintf("remote browser %d", i+1)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"vroom/app/config"
+	"vroom/app/remote"
 	"vroom/browser"
 )
 
@@ -38,9 +40,9 @@ func browsersFlag(list *[]string) func(string) error {
 
 // checkBrowsers checks each remote browser's address, naming the flag.
 func checkBrowsers(urls []string) error {
-	if err := (BrowserSettings{Endpoints: urls}).validate(); err != nil {
+	if err := (config.BrowserSettings{Endpoints: urls}).Validate(); err != nil {
 		msg := err.Error()
-		if fe, ok := err.(*FieldError); ok {
+		if fe, ok := err.(*config.FieldError); ok {
 			msg = fe.Message
 		}
 		return fmt.Errorf("--browser: %s", msg)
@@ -59,7 +61,7 @@ func checkBrowsers(urls []string) error {
 //     in the background: the key lookup, the run log and the planner's
 //     first model call go on meanwhile (no tab is needed before a spawn,
 //     which waits for it); BenchmarkStartup.
-func (o runOptions) runBrowsers(ctx context.Context, env runEnv, stderr io.Writer) (*browser.Browser, *Endpoints, func(), error) {
+func (o runOptions) runBrowsers(ctx context.Context, env runEnv, stderr io.Writer) (*browser.Browser, *remote.Pool, func(), error) {
 	switch {
 	case env.Browser != nil:
 		return env.Browser, nil, func() {}, nil
@@ -77,8 +79,8 @@ func (o runOptions) runBrowsers(ctx context.Context, env runEnv, stderr io.Write
 // answers. The pool outlives ctx's cancellation, so a run's tabs can be
 // closed in order; done disconnects, telling stderr (as face) what that
 // met.
-func connectEndpoints(ctx context.Context, urls []string, face string, stderr io.Writer) (*Endpoints, func(), error) {
-	pool, err := NewEndpoints(context.WithoutCancel(ctx), urls, EndpointOptions{})
+func connectEndpoints(ctx context.Context, urls []string, face string, stderr io.Writer) (*remote.Pool, func(), error) {
+	pool, err := remote.New(context.WithoutCancel(ctx), urls, remote.Options{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("--browser: %w", err)
 	}

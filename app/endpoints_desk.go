@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 
+	"vroom/app/config"
+	"vroom/app/remote"
 	"vroom/browser"
 )
 
@@ -17,7 +19,7 @@ import (
 // a run first needs it and replaced when the list changes.
 type remotePool struct {
 	mu   sync.Mutex
-	pool *Endpoints
+	pool *remote.Pool
 	urls []string
 }
 
@@ -25,7 +27,7 @@ type remotePool struct {
 // with no endpoints in Settings (this computer). A pool replaced by a new
 // list is closed: runs take the session's one slot, so the run that used
 // it is over.
-func (a *App) remoteBrowsers(s *session, st BrowserSettings) (*Endpoints, error) {
+func (a *App) remoteBrowsers(s *session, st config.BrowserSettings) (*remote.Pool, error) {
 	rp := &s.remote
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
@@ -43,7 +45,7 @@ func (a *App) remoteBrowsers(s *session, st BrowserSettings) (*Endpoints, error)
 	if !st.Remote() {
 		return nil, nil
 	}
-	p, err := NewEndpoints(s.ctx, st.Endpoints, EndpointOptions{Browser: browser.Options{Logf: func(f string, args ...any) {
+	p, err := remote.New(s.ctx, st.Endpoints, remote.Options{Browser: browser.Options{Logf: func(f string, args ...any) {
 		a.log.Debug("remote browser", "msg", fmt.Sprintf(f, args...))
 	}}})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/remote"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
@@ -80,7 +81,7 @@ func (rr *remoteRun) wait(t *testing.T) int {
 }
 
 // pool is the run's remote browsers, once it has started.
-func (rr *remoteRun) pool(t *testing.T) *Endpoints {
+func (rr *remoteRun) pool(t *testing.T) *remote.Pool {
 	t.Helper()
 	select {
 	case <-rr.started:

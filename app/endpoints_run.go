@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"vroom/agents"
+	"vroom/app/remote"
 )
 
 // watchEndpoints is watchBrowser for a run over remote browsers, until
@@ -14,8 +15,8 @@ import (
 // planner decides — its next spawns go to the endpoints still up. When
 // none is left to try and fail is set (headless), the whole run ends as
 // it does when its one local browser dies.
-func watchEndpoints(ctx context.Context, p *Endpoints, run *agents.Run, fail bool) {
-	p.Watch(ctx, func(l EndpointLoss) {
+func watchEndpoints(ctx context.Context, p *remote.Pool, run *agents.Run, fail bool) {
+	p.Watch(ctx, func(l remote.Loss) {
 		err := fmt.Errorf("%w (the remote browser %s: %v)", agents.ErrBrowserGone, l.Endpoint, l.Err)
 		if fail && l.Usable == 0 {
 			run.Fail(err)

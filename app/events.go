@@ -135,19 +135,6 @@ type Card struct {
 	Options  []string `json:"options,omitempty"`
 }
 
-// RunSummary is one past run in the history.
-type RunSummary struct {
-	ID      string    `json:"id"`
-	Task    string    `json:"task"`
-	Outcome string    `json:"outcome"` // done, failed, killed, unfinished
-	Summary string    `json:"summary,omitempty"`
-	Started time.Time `json:"started"`
-	Ended   time.Time `json:"ended,omitzero"`
-	Tokens  int       `json:"tokens"`
-	Cost    float64   `json:"cost"`
-	Agents  int       `json:"agents"`
-}
-
 // MutedView says whose voices are muted in a run.
 type MutedView struct {
 	RunID  string   `json:"run_id"`

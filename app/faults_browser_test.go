@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/config"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
@@ -118,7 +119,7 @@ func (f *browserFault) kill(t testing.TB) {
 // ("observe", "act") or leaves them ("").
 func (f *browserFault) run(t *testing.T, headless bool, killOn string) (agents.Result, error, time.Time) {
 	t.Helper()
-	st := DefaultSettings()
+	st := config.DefaultSettings()
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = f.srv.URL, "planner", "executor"
 	built, err := BuildRun(context.Background(), RunSpec{
 		Task: "fault", Browser: f.b, Settings: st, DataDir: t.TempDir(), CloseTabs: headless, EndOnBrowserLoss: headless,
@@ -270,7 +271,7 @@ func TestFaultRunLogDiskFull(t *testing.T) {
 	if err := os.Symlink("/dev/full", filepath.Join(dir, "runs", id+".jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	st := DefaultSettings()
+	st := config.DefaultSettings()
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
 	built, err := BuildRun(context.Background(), RunSpec{ID: id, Task: "x", Browser: testBrowser, Settings: st, DataDir: dir, CloseTabs: true})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"vroom/app/config"
 )
 
 const usage = `usage:
@@ -52,12 +53,12 @@ func runApp(ctx context.Context, assets fs.FS, stderr io.Writer) int {
 		return 1
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	path, err := DefaultSettingsPath()
+	path, err := config.DefaultPath()
 	if err != nil {
 		fmt.Fprintln(stderr, "vroom:", err)
 		return 1
 	}
-	a := New(Options{Store: SettingsStore{Path: path}, Log: log})
+	a := New(Options{Store: config.Store{Path: path}, Log: log})
 	if err := RunDesktop(ctx, a, assets); err != nil {
 		fmt.Fprintln(stderr, "vroom:", err)
 		return 1

@@ -8,16 +8,18 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/config"
+	"vroom/app/remote"
 	"vroom/internal/modeltest"
 )
 
 // newRemoteMCPHarness is `vroom mcp` whose settings name remote browsers:
 // its browsers are chosen as runMCP chooses them (parseMCPArgs over the
 // settings, then mcpOptions.browsers), so no Chromium is launched here.
-func newRemoteMCPHarness(t *testing.T, endpoints ...string) (*mcpHarness, *Endpoints) {
+func newRemoteMCPHarness(t *testing.T, endpoints ...string) (*mcpHarness, *remote.Pool) {
 	t.Helper()
 	srv := modeltest.New(t)
-	st := DefaultSettings()
+	st := config.DefaultSettings()
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
 	st.Browser.Endpoints = endpoints
 	var errb bytes.Buffer

@@ -5,15 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"vroom/agents"
+	"vroom/app/runlog"
 )
 
 // Past runs are resources: vroom://runs/ID is the run's log as a timeline
@@ -30,57 +27,44 @@ func (s *mcpServer) addRunResources() {
 	s.server.AddResourceTemplate(&mcp.ResourceTemplate{Name: "run", Title: "A past Vroom run",
 		URITemplate: runURIPrefix + "{id}", MIMEType: "text/plain",
 		Description: "A run's log as a timeline: the task, each agent's steps, what was said, the result."}, s.readRun)
-	paths, err := filepath.Glob(filepath.Join(s.env.DataDir, "runs", "*.jsonl"))
+	runs, err := runlog.List(s.env.DataDir)
 	if err != nil {
 		s.env.Log.Warn("listing past runs", "err", err)
 		return
 	}
-	sort.Sort(sort.Reverse(sort.StringSlice(paths))) // newest first: ids sort by start time
-	for i, p := range paths {
-		if i == historyRows {
-			break
-		}
-		if rs, ok := summarize(p); ok {
-			s.server.AddResource(runResource(rs), s.readRun)
-		}
+	for _, rs := range runs {
+		s.server.AddResource(runResource(rs), s.readRun)
 	}
 }
 
 // addRunResource lists a run this server just ran; clients that listen are
 // told the list changed.
 func (s *mcpServer) addRunResource(id string) {
-	if rs, ok := summarize(filepath.Join(s.env.DataDir, "runs", id+".jsonl")); ok {
+	if rs, ok := runlog.Find(s.env.DataDir, id); ok {
 		s.server.AddResource(runResource(rs), s.readRun)
 	}
 }
 
-func runResource(rs RunSummary) *mcp.Resource {
+func runResource(rs runlog.Summary) *mcp.Resource {
 	return &mcp.Resource{URI: runURI(rs.ID), Name: rs.ID, MIMEType: "text/plain",
-		Title:       oneLine(rs.Task, 80),
-		Description: fmt.Sprintf("%s, %s: %s", rs.Started.Format("2006-01-02 15:04"), rs.Outcome, oneLine(rs.Summary, 200))}
+		Title:       runlog.OneLine(rs.Task, 80),
+		Description: fmt.Sprintf("%s, %s: %s", rs.Started.Format("2006-01-02 15:04"), rs.Outcome, runlog.OneLine(rs.Summary, 200))}
 }
 
 // readRun reads a run's log into its timeline. Only well-formed run ids
-// are read, so no URI names a file outside runs/.
+// are read (runRecords), so no URI names a file outside runs/.
 func (s *mcpServer) readRun(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
 	id, ok := strings.CutPrefix(uri, runURIPrefix)
-	if !ok || !runIDRE.MatchString(id) {
-		return nil, fmt.Errorf("read %s: %w", uri, ErrBadRunID)
+	if !ok {
+		return nil, fmt.Errorf("read %s: %w", uri, runlog.ErrBadRunID)
 	}
-	f, err := os.Open(filepath.Join(s.env.DataDir, "runs", id+".jsonl"))
-	if errors.Is(err, fs.ErrNotExist) {
+	recs, err := runlog.Records(s.env.DataDir, id)
+	if errors.Is(err, runlog.ErrNoSuchRun) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", uri, err)
-	}
-	defer f.Close()
-	// A run still going, or cut short, ends in a partial line: what came
-	// before it is still worth reading.
-	recs, rerr := agents.ReadRunLog(f)
-	if rerr != nil && len(recs) == 0 {
-		return nil, fmt.Errorf("read %s: %w", uri, rerr)
 	}
 	var b bytes.Buffer
 	if err := agents.Replay(&b, recs); err != nil {

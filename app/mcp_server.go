@@ -10,6 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"vroom/agents"
+	"vroom/app/config"
+	"vroom/app/remote"
 	"vroom/browser"
 )
 
@@ -46,7 +48,7 @@ var mcpProtocols = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
 // mcpEnv is what `vroom mcp` needs from outside; tests replace parts.
 type mcpEnv struct {
 	// Settings give the model server, the models and the budgets.
-	Settings Settings
+	Settings config.Settings
 	// Key returns the API key ("" with ErrNoKey when none is set).
 	Key func(ctx context.Context) (string, error)
 	// DataDir holds runs/ (the run logs, served as resources).
@@ -57,7 +59,7 @@ type mcpEnv struct {
 	// Endpoints, when set, are the remote browsers the settings name:
 	// every tab (the client's and its runs') opens in the least-loaded
 	// one up, as in vroom run.
-	Endpoints *Endpoints
+	Endpoints *remote.Pool
 	// Edit adjusts each run's configuration (tests: a faster floor).
 	Edit func(*agents.Config)
 	// Log is where the server reports what no client waits for; stdout is

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"vroom/agents"
+	"vroom/app/config"
 	"vroom/internal/modeltest"
 )
 
@@ -42,7 +43,7 @@ func newMCPHarness(t *testing.T) *mcpHarness {
 	t.Helper()
 	needBrowser(t)
 	srv := modeltest.New(t)
-	st := DefaultSettings()
+	st := config.DefaultSettings()
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
 	ctx, cancel := context.WithCancel(context.Background())
 	s := newMCPServer(ctx, mcpEnv{Settings: st, DataDir: t.TempDir(), Browser: testBrowser,

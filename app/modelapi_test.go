@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"vroom/agents"
+	"vroom/app/config"
 )
 
 // TestModelAPISettingsAndFlags: the API and the efforts are settings,
@@ -15,19 +16,19 @@ import (
 // defaults are today's OpenAI models, spoken to through the Responses API.
 func TestModelAPISettingsAndFlags(t *testing.T) {
 	t.Parallel()
-	st := DefaultSettings()
-	m := agents.NewModel(modelConfig(st, "k", ""))
+	st := config.DefaultSettings()
+	m := agents.NewModel(st.Model("k", ""))
 	if m.APIFor(agents.RolePlanner) != agents.APIResponses || m.APIFor(agents.RoleExecutor) != agents.APIResponses {
 		t.Fatalf("defaults %s/%s spoken to through %s/%s", st.PlannerModel, st.ExecutorModel, m.APIFor(agents.RolePlanner), m.APIFor(agents.RoleExecutor))
 	}
-	for field, edit := range map[string]func(*Settings){
-		"model_api":       func(s *Settings) { s.ModelAPI = "soap" },
-		"planner_effort":  func(s *Settings) { s.PlannerEffort = "extreme" },
-		"executor_effort": func(s *Settings) { s.ExecutorEffort = "lots" },
+	for field, edit := range map[string]func(*config.Settings){
+		"model_api":       func(s *config.Settings) { s.ModelAPI = "soap" },
+		"planner_effort":  func(s *config.Settings) { s.PlannerEffort = "extreme" },
+		"executor_effort": func(s *config.Settings) { s.ExecutorEffort = "lots" },
 	} {
-		s := DefaultSettings()
+		s := config.DefaultSettings()
 		edit(&s)
-		var fe *FieldError
+		var fe *config.FieldError
 		if err := s.Validate(); !errors.As(err, &fe) || fe.Field != field {
 			t.Errorf("%s: %v", field, err)
 		}

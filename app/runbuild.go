@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/config"
+	"vroom/app/remote"
 	"vroom/browser"
 	"vroom/voice"
 )
@@ -35,12 +37,12 @@ type RunSpec struct {
 	Tabs    []string
 	Browser *browser.Browser
 	// Endpoints, when set, are the remote browsers the run's new tabs
-	// open in, each in the least-loaded one up (endpoints.go); Browser,
+	// open in, each in the least-loaded one up (remote.Pool); Browser,
 	// which may then be nil, only holds tabs to attach.
-	Endpoints *Endpoints
+	Endpoints *remote.Pool
 	// Settings give the base URL, the models, the budgets and the voices,
 	// with the face's own overrides (flags) already applied.
-	Settings Settings
+	Settings config.Settings
 	// Key returns the API key, or ErrNoKey when none is set (nil: none).
 	Key func(ctx context.Context) (string, error)
 	// DataDir holds runs/, where the run's log is written.
@@ -171,19 +173,19 @@ func runKey(ctx context.Context, spec RunSpec) (string, error) {
 	key := ""
 	if spec.Key != nil {
 		k, err := spec.Key(ctx)
-		if err != nil && !errors.Is(err, ErrNoKey) {
+		if err != nil && !errors.Is(err, config.ErrNoKey) {
 			return "", err // the keyring's error names the keyring
 		}
 		key = k
 	}
-	if key == "" && !isLocal(spec.Settings.BaseURL) {
+	if key == "" && !config.IsLocal(spec.Settings.BaseURL) {
 		return "", fmt.Errorf("%w for %s", ErrNoAPIKey, spec.Settings.BaseURL)
 	}
 	return key, nil
 }
 
 // runConfig is the run's configuration from spec's settings: the model
-// client (modelconfig.go) and the budgets.
+// client (config.Settings.Model) and the budgets.
 func runConfig(spec RunSpec, key string) agents.Config {
 	st := spec.Settings
 	budget := agents.Budget{Steps: st.Budgets.MaxStepsPerAgent, Tokens: st.Budgets.MaxRunTokens, Cost: st.Budgets.MaxRunCostUSD}
@@ -195,7 +197,7 @@ func runConfig(spec RunSpec, key string) agents.Config {
 		hint = "check the API key in Settings"
 	}
 	return agents.Config{
-		Model:     agents.NewModel(modelConfig(st, key, hint)),
+		Model:     agents.NewModel(st.Model(key, hint)),
 		Policy:    runPolicy(spec, key), // policy.go: Settings' navigation under the face's own
 		Confirm:   spec.Confirm,
 		Ask:       spec.Ask,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/config"
 	"vroom/internal/modeltest"
 )
 
@@ -30,7 +31,7 @@ func TestBuiltRunReportsCloseErrors(t *testing.T) {
 	if err := os.Symlink("/dev/full", filepath.Join(dir, "runs", id+".jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	st := DefaultSettings()
+	st := config.DefaultSettings()
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
 	closed := errors.New("stdout is closed")
 	var mu sync.Mutex
@@ -69,9 +70,9 @@ func TestBuildRunNeedsKey(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
 	dir := t.TempDir()
-	st := DefaultSettings()
+	st := config.DefaultSettings()
 	st.BaseURL = "https://api.example.com/v1"
-	noKey := func(context.Context) (string, error) { return "", ErrNoKey }
+	noKey := func(context.Context) (string, error) { return "", config.ErrNoKey }
 	_, err := BuildRun(t.Context(), RunSpec{Task: "x", Browser: testBrowser, Settings: st, DataDir: dir, Key: noKey})
 	if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), st.BaseURL) {
 		t.Fatalf("BuildRun without a key: %v", err)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"vroom/app/config"
 	"vroom/browser"
 )
 
@@ -115,7 +116,7 @@ func (a *App) dataDir() (string, error) {
 	if a.opts.DataDir != "" {
 		return a.opts.DataDir, nil
 	}
-	return DataDir()
+	return config.DataDir()
 }
 
 // stopSession kills the run, releases every waiting card and closes the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/config"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 )
@@ -177,10 +178,10 @@ func BenchmarkStartup(b *testing.B) {
 // startupOnce runs `vroom run` once with a real keyring and a browser of
 // its own, and returns the time to the planner's first request.
 func startupOnce(b *testing.B, url string, first <-chan time.Time) time.Duration {
-	st := DefaultSettings()
+	st := config.DefaultSettings()
 	st.BaseURL = url
 	st.PlannerModel, st.ExecutorModel = "planner", "executor"
-	secrets := NewSecrets(SystemKeyring{}, keyringTimeout)
+	secrets := config.NewSecrets(config.SystemKeyring{}, config.KeyringTimeout, nil)
 	env := runEnv{Settings: st, DataDir: b.TempDir(), Key: func(ctx context.Context) (string, error) {
 		k, _, err := secrets.APIKey(ctx)
 		return k, err

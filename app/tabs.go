@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"vroom/agents"
+	"vroom/app/remote"
 	"vroom/browser"
 )
 
@@ -25,7 +26,7 @@ type Tabs struct {
 	b *browser.Browser
 	// remote, when set, is where new tabs open (remote browsers, spread
 	// by load); b, which may then be nil, only holds tabs to attach.
-	remote *Endpoints
+	remote *remote.Pool
 	// ctx bounds every lease: when the run ends, its tabs are free again
 	// even if an executor never released them.
 	ctx  context.Context

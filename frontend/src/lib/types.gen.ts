@@ -114,7 +114,7 @@ export interface Question {
   options: string[] | null
 }
 
-/** app.Replay */
+/** runlog.Replay */
 export interface Replay {
   run: RunSummary
   duration_ms: number
@@ -123,7 +123,7 @@ export interface Replay {
   truncated?: boolean
 }
 
-/** app.ReplayEntry */
+/** runlog.ReplayEntry */
 export interface ReplayEntry {
   at_ms: number
   who: string
@@ -163,7 +163,7 @@ export interface RunInfo {
 /** agents.RunState */
 export type RunState = "done" | "failed" | "started"
 
-/** app.RunSummary */
+/** runlog.Summary */
 export interface RunSummary {
   id: string
   task: string

@@ -1,16 +1,18 @@
-package app
+package config
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 func TestSettingsRoundTrip(t *testing.T) {
 	t.Parallel()
-	store := SettingsStore{Path: filepath.Join(t.TempDir(), "vroom", "settings.json")}
+	store := Store{Path: filepath.Join(t.TempDir(), "vroom", "settings.json")}
 	got, err := store.Load()
 	if err != nil {
 		t.Fatalf("load with no file: %v", err)
@@ -48,7 +50,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 // already on disk is left byte for byte as it was.
 func TestSettingsInvalidInputKeepsFile(t *testing.T) {
 	t.Parallel()
-	store := SettingsStore{Path: filepath.Join(t.TempDir(), "settings.json")}
+	store := Store{Path: filepath.Join(t.TempDir(), "settings.json")}
 	good := DefaultSettings()
 	good.PlannerModel = "keep-me"
 	if err := store.Save(good); err != nil {
@@ -129,29 +131,65 @@ func TestDecodeSettingsErrors(t *testing.T) {
 	}
 }
 
-// A settings file that does not validate is reported and left alone; the app
-// runs on defaults and says so.
-func TestStartupWithBrokenSettingsFile(t *testing.T) {
+// Every bad host in the navigation settings gets its own error naming the
+// field and the entry, and the file on disk stays as it was.
+func TestNavigationSettingsInvalid(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "settings.json")
-	broken := []byte(`{"base_url":"api.openai.com"}`)
-	if err := os.WriteFile(path, broken, 0o600); err != nil {
+	store := Store{Path: filepath.Join(t.TempDir(), "settings.json")}
+	good := DefaultSettings()
+	good.Navigation.BlockedHosts = []string{"ads.example.com"}
+	if err := store.Save(good); err != nil {
 		t.Fatal(err)
 	}
-	a := New(Options{Store: SettingsStore{Path: path}, Keyring: memKeyring{}, Detect: noServer, Log: quiet})
-	a.startup(t.Context())
-	st, err := a.State()
+	before, err := os.ReadFile(store.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(st.Notice, "could not be used") || !strings.Contains(st.Notice, "base_url") {
-		t.Errorf("notice = %q, want it to explain the broken file", st.Notice)
+	for _, tc := range []struct {
+		allowed, blocked []string
+		field, say       string
+	}{
+		{[]string{""}, nil, "navigation.allowed_hosts[0]", "is empty"},
+		{[]string{"ok.test", "https://example.com"}, nil, "navigation.allowed_hosts[1]", "is a URL"},
+		{[]string{"example.com/path"}, nil, "navigation.allowed_hosts[0]", "no paths"},
+		{nil, []string{"exa mple.com"}, "navigation.blocked_hosts[0]", "spaces"},
+		{nil, []string{"ok.test", "ex*ample.com"}, "navigation.blocked_hosts[1]", "wildcard"},
+		{nil, []string{"example.com:70000"}, "navigation.blocked_hosts[0]", "port"},
+		{nil, []string{"bad_host.com"}, "navigation.blocked_hosts[0]", "not a valid part"},
+		{[]string{"shop.test"}, []string{"*.shop.test"}, "navigation.blocked_hosts[0]", "also an allowed host"},
+	} {
+		s := DefaultSettings()
+		s.Navigation.AllowedHosts, s.Navigation.BlockedHosts = tc.allowed, tc.blocked
+		err := store.Save(s)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Message, tc.say) || !errors.Is(err, ErrInvalidSettings) {
+			t.Errorf("allowed %q blocked %q: %v, want %s: …%s…", tc.allowed, tc.blocked, err, tc.field, tc.say)
+		}
+		after, _ := os.ReadFile(store.Path)
+		if !bytes.Equal(before, after) {
+			t.Fatalf("the settings file changed after a bad save")
+		}
 	}
-	if st.Settings.BaseURL != DefaultBaseURL {
-		t.Errorf("running on %q, want the defaults", st.Settings.BaseURL)
+}
+
+// A settings file from before the navigation settings asks before
+// leaving; the lists round-trip.
+func TestNavigationSettingsDefaults(t *testing.T) {
+	t.Parallel()
+	st, err := DecodeSettings([]byte(`{"base_url": "https://api.openai.com/v1", "planner_model": "p", "executor_model": "e"}`))
+	if err != nil {
+		t.Fatal(err)
 	}
-	after, _ := os.ReadFile(path)
-	if string(after) != string(broken) {
-		t.Errorf("startup rewrote the broken file to %s", after)
+	if !st.Navigation.AskBeforeLeaving {
+		t.Fatal("asking before leaving the run's sites is off by default")
+	}
+	store := Store{Path: filepath.Join(t.TempDir(), "settings.json")}
+	st.Navigation = Navigation{AllowedHosts: []string{"*.example.com", "localhost:8080"}, BlockedHosts: []string{"ads.test"}}
+	if err := store.Save(st); err != nil {
+		t.Fatal(err)
+	}
+	again, err := store.Load()
+	if err != nil || again.Navigation.AskBeforeLeaving || !slices.Equal(again.Navigation.AllowedHosts, st.Navigation.AllowedHosts) {
+		t.Fatalf("reload: %+v, %v", again.Navigation, err)
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package remote
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // same time, and returns once each has answered. It is an error wrapping
 // ErrNoEndpoint, with each endpoint's failure, when none is up after it;
 // some being down is not (Open skips them).
-func (p *Endpoints) Connect(ctx context.Context) error {
+func (p *Pool) Connect(ctx context.Context) error {
 	p.mu.Lock()
 	now := p.opts.Now()
 	var todo []*endpoint
@@ -51,7 +51,7 @@ func (p *Endpoints) Connect(ctx context.Context) error {
 }
 
 // Tab finds the tab id in the connected endpoints.
-func (p *Endpoints) Tab(id string) (*browser.Tab, error) {
+func (p *Pool) Tab(id string) (*browser.Tab, error) {
 	for _, b := range p.browsers() {
 		if t, err := b.Tab(id); err == nil {
 			return t, nil
@@ -61,7 +61,7 @@ func (p *Endpoints) Tab(id string) (*browser.Tab, error) {
 }
 
 // browsers lists the connected endpoints' browsers.
-func (p *Endpoints) browsers() []*browser.Browser {
+func (p *Pool) browsers() []*browser.Browser {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var bs []*browser.Browser
@@ -74,19 +74,19 @@ func (p *Endpoints) browsers() []*browser.Browser {
 }
 
 // Usable counts the endpoints that are up or due for a try.
-func (p *Endpoints) Usable() int {
+func (p *Pool) Usable() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.usableLocked()
 }
 
 // Status describes every endpoint, in the order configured.
-func (p *Endpoints) Status() []EndpointStatus {
+func (p *Pool) Status() []Status {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]EndpointStatus, len(p.eps))
+	out := make([]Status, len(p.eps))
 	for i, ep := range p.eps {
-		s := EndpointStatus{Name: ep.name, Connected: ep.b != nil, Tabs: ep.load() - ep.pending, Opened: ep.opened}
+		s := Status{Name: ep.name, Connected: ep.b != nil, Tabs: ep.load() - ep.pending, Opened: ep.opened}
 		if ep.b == nil && ep.err != nil {
 			s.Down, s.RetryAt = ep.err.Error(), ep.retryAt
 		}
@@ -98,7 +98,7 @@ func (p *Endpoints) Status() []EndpointStatus {
 // Close disconnects from every endpoint (the tabs opened through the pool
 // are left to the remote browser, which closes a connection's tabs or
 // not as it does) and returns what disconnecting met. Later Opens fail.
-func (p *Endpoints) Close() error {
+func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -122,7 +122,7 @@ func (p *Endpoints) Close() error {
 
 // Where names the endpoint holding the tab id (credentials hidden); ""
 // when no connected endpoint has it.
-func (p *Endpoints) Where(id string) string {
+func (p *Pool) Where(id string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, ep := range p.eps {

@@ -1,14 +1,13 @@
-package app
+package config
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zalando/go-keyring"
 	"os"
 	"sync"
 	"time"
-
-	"github.com/zalando/go-keyring"
 )
 
 // Keyring service and user under which the API key is stored.
@@ -72,9 +71,14 @@ type Secrets struct {
 	session string // set only when the keyring refused the key
 }
 
-// NewSecrets returns a Secrets over store, giving each keyring call timeout.
-func NewSecrets(store Keyring, timeout time.Duration) *Secrets {
-	return &Secrets{store: store, timeout: timeout, getenv: os.Getenv}
+// NewSecrets returns a Secrets over store, giving each keyring call
+// timeout. getenv reads OPENAI_API_KEY, which wins over the keyring; nil
+// is the process's environment.
+func NewSecrets(store Keyring, timeout time.Duration, getenv func(string) string) *Secrets {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return &Secrets{store: store, timeout: timeout, getenv: getenv}
 }
 
 // call runs fn with the deadline. fn keeps running in its goroutine if it
@@ -156,4 +160,18 @@ func (s *Secrets) DeleteAPIKey(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// KeyringTimeout bounds every keyring call: long enough for a slow D-Bus
+// round trip, short enough that a locked keyring waiting on a prompt is
+// reported instead of freezing the window.
+const KeyringTimeout = 3 * time.Second
+
+// MaskKey shows a key's last four characters, never the key: what
+// Settings and vroom doctor display.
+func MaskKey(key string) string {
+	if len(key) <= 8 {
+		return "••••"
+	}
+	return "••••" + key[len(key)-4:]
 }

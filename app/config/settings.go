@@ -1,14 +1,9 @@
-package app
+package config
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"vroom/agents"
@@ -55,7 +50,7 @@ type Settings struct {
 	// Navigation is where agents may go.
 	Navigation Navigation `json:"navigation"`
 	// Browser is where agents' tabs open: this computer's Chromium, or
-	// remote browsers (endpoints_settings.go).
+	// remote browsers (browser.go).
 	Browser BrowserSettings `json:"browser"`
 }
 
@@ -121,7 +116,7 @@ func (e *FieldError) Unwrap() error { return ErrInvalidSettings }
 
 // Validate reports the first problem with s, naming the field.
 func (s Settings) Validate() error {
-	if err := validateBaseURL(s.BaseURL); err != nil {
+	if err := ValidateBaseURL(s.BaseURL); err != nil {
 		return err
 	}
 	for field, v := range map[string]string{"planner_model": s.PlannerModel, "executor_model": s.ExecutorModel} {
@@ -158,7 +153,7 @@ func (s Settings) Validate() error {
 	if b.MaxAgents > 16 {
 		return &FieldError{"budgets.max_agents", fmt.Sprintf("at most 16 agents run at once (got %d)", b.MaxAgents)}
 	}
-	if err := s.Browser.validate(); err != nil {
+	if err := s.Browser.Validate(); err != nil {
 		return err
 	}
 	return s.Navigation.validate()
@@ -204,7 +199,9 @@ func (s Settings) validateModelAPI() error {
 	return nil
 }
 
-func validateBaseURL(raw string) error {
+// ValidateBaseURL checks a model server's base URL: http or https, a
+// host, no query or fragment. The error names the base_url field.
+func ValidateBaseURL(raw string) error {
 	const field = "base_url"
 	if strings.TrimSpace(raw) == "" {
 		return &FieldError{field, "must be set, e.g. " + DefaultBaseURL + " or http://localhost:11434/v1"}
@@ -225,138 +222,8 @@ func validateBaseURL(raw string) error {
 	return nil
 }
 
-// SettingsStore reads and writes the settings file. Writes are atomic: a
-// reader sees the old file or the new one, never half of either.
-type SettingsStore struct {
-	// Path is the JSON file, normally <user config dir>/vroom/settings.json.
-	Path string
-}
-
-// DefaultSettingsPath is where settings live unless VROOM_CONFIG_DIR says
-// otherwise.
-func DefaultSettingsPath() (string, error) {
-	if dir := os.Getenv("VROOM_CONFIG_DIR"); dir != "" {
-		return filepath.Join(dir, "settings.json"), nil
-	}
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return "", fmt.Errorf("settings path: %w", err)
-	}
-	return filepath.Join(dir, "vroom", "settings.json"), nil
-}
-
-// Load returns the stored settings, or the defaults when there is no file
-// yet. A file that does not parse or validate is an error, never silently
-// replaced.
-func (s SettingsStore) Load() (Settings, error) {
-	data, err := os.ReadFile(s.Path)
-	if errors.Is(err, os.ErrNotExist) {
-		return DefaultSettings(), nil
-	}
-	if err != nil {
-		return Settings{}, fmt.Errorf("load settings: %w", err)
-	}
-	st, err := DecodeSettings(data)
-	if err != nil {
-		return Settings{}, fmt.Errorf("load settings %s: %w", s.Path, err)
-	}
-	return st, nil
-}
-
-// DecodeSettings parses and validates a settings document. Unknown fields are
-// rejected so a typo does not silently do nothing.
-func DecodeSettings(data []byte) (Settings, error) {
-	st := DefaultSettings()
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&st); err != nil {
-		return Settings{}, decodeError(err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return Settings{}, fmt.Errorf("%w: trailing data after the settings object", ErrInvalidSettings)
-	}
-	if err := st.Validate(); err != nil {
-		return Settings{}, err
-	}
-	return st, nil
-}
-
-func decodeError(err error) error {
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
-	switch {
-	case errors.As(err, &typeErr):
-		return &FieldError{typeErr.Field, fmt.Sprintf("expected %s, got a JSON %s", typeErr.Type, typeErr.Value)}
-	case errors.As(err, &syntaxErr):
-		return fmt.Errorf("%w: not valid JSON at byte %d: %v", ErrInvalidSettings, syntaxErr.Offset, err)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return &FieldError{name, "is not a setting Vroom knows (check the spelling)"}
-	default:
-		return fmt.Errorf("%w: %v", ErrInvalidSettings, err)
-	}
-}
-
-// Save validates st and replaces the file atomically. An invalid st leaves the
-// previous file untouched.
-func (s SettingsStore) Save(st Settings) error {
-	if err := st.Validate(); err != nil {
-		return fmt.Errorf("save settings: %w", err)
-	}
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return fmt.Errorf("save settings: %w", err)
-	}
-	if err := writeFileAtomic(s.Path, append(data, '\n'), 0o600); err != nil {
-		return fmt.Errorf("save settings: %w", err)
-	}
-	return nil
-}
-
-// writeFileAtomic writes to a temporary file in the same directory, syncs it
-// and renames it over path, so a crash mid-write cannot leave half a file.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	// The rename is durable only once the directory is synced; a failure
-	// there means the settings may not survive a crash, which the person
-	// must hear about like any other failed save.
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	if err := d.Sync(); err != nil {
-		d.Close()
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	if err := d.Close(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+// IsLocal reports whether baseURL is a server on this computer, which
+// needs no API key.
+func IsLocal(baseURL string) bool {
+	return strings.Contains(baseURL, "://localhost") || strings.Contains(baseURL, "://127.0.0.1") || strings.Contains(baseURL, "://[::1]")
 }

@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 
 // BrowserSettings say where agents' tabs open. With no endpoints, in the
 // Chromium Vroom launches on this computer; with some, in those remote
-// browsers, each new tab in the least-loaded one up (Endpoints).
+// browsers, each new tab in the least-loaded one up (remote.Pool).
 type BrowserSettings struct {
 	// Endpoints are remote browsers' CDP addresses: ws://host:port/…,
 	// wss://…?token=… (a browser service's key in the query), or
@@ -24,7 +24,7 @@ func (b BrowserSettings) Remote() bool { return len(b.Endpoints) > 0 }
 // validate checks every endpoint's form (no request is made), naming the
 // field and the entry; a duplicate is an error too, since it would
 // double one browser's share of the tabs.
-func (b BrowserSettings) validate() error {
+func (b BrowserSettings) Validate() error {
 	seen := map[string]bool{}
 	for i, e := range b.Endpoints {
 		field := fmt.Sprintf("browser.endpoints[%d]", i)

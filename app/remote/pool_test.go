@@ -1,4 +1,4 @@
-package app
+package remote
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/app/internal/apptest"
 	"vroom/browser"
 )
 
@@ -33,14 +34,14 @@ func (c *fakeClock) advance(d time.Duration) {
 // down and skipped — tabs go to the one up — until its backoff has passed
 // on the pool's clock; then it is tried again, and the next wait doubles.
 func TestRemoteRetryBackoff(t *testing.T) {
-	up := startChromium(t)
+	up := apptest.RemoteChromium(t)
 	clock := &fakeClock{now: time.Unix(1_000_000, 0)}
 	var mu sync.Mutex
 	dials := map[string]int{}
 	const down = "ws://127.0.0.1:1/devtools/browser/gone" // nothing listens on port 1
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	pool, err := NewEndpoints(ctx, []string{down, up.HTTP}, EndpointOptions{
+	pool, err := New(ctx, []string{down, up.HTTP}, Options{
 		Now: clock.Now,
 		Connect: func(ctx context.Context, raw string, o browser.Options) (*browser.Browser, error) {
 			mu.Lock()
@@ -54,7 +55,7 @@ func TestRemoteRetryBackoff(t *testing.T) {
 	}
 	open := func() {
 		t.Helper()
-		tab, err := pool.Open(tctx(t), "")
+		tab, err := pool.Open(apptest.Context(t), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,58 +90,19 @@ func TestRemoteRetryBackoff(t *testing.T) {
 // so (ErrNoEndpoint) and name each endpoint, with its token hidden.
 func TestRemoteNoneReachable(t *testing.T) {
 	t.Parallel()
-	pool, err := NewEndpoints(context.Background(), []string{"ws://127.0.0.1:1?token=s3cret", "http://127.0.0.1:1"}, EndpointOptions{})
+	pool, err := New(context.Background(), []string{"ws://127.0.0.1:1?token=s3cret", "http://127.0.0.1:1"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	err = pool.Connect(tctx(t))
+	err = pool.Connect(apptest.Context(t))
 	if !errors.Is(err, ErrNoEndpoint) || !strings.Contains(err.Error(), "token=***") || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("Connect: %v", err)
 	}
-	if _, err := pool.Open(tctx(t), ""); !errors.Is(err, ErrNoEndpoint) {
+	if _, err := pool.Open(apptest.Context(t), ""); !errors.Is(err, ErrNoEndpoint) {
 		t.Fatalf("Open: %v", err)
 	}
 	if pool.Usable() != 0 {
 		t.Fatalf("%d usable", pool.Usable())
-	}
-}
-
-// TestRemoteSettingsAndFlags: a bad endpoint is an error naming the
-// field (Settings: the previous file stays) or the flag.
-func TestRemoteSettingsAndFlags(t *testing.T) {
-	t.Parallel()
-	st := DefaultSettings()
-	st.Browser.Endpoints = []string{"ws://farm:3000?token=k", "ftp://nope"}
-	err := st.Validate()
-	var fe *FieldError
-	if !errors.As(err, &fe) || fe.Field != "browser.endpoints[1]" || !strings.Contains(fe.Message, "ws://") {
-		t.Fatalf("Validate: %v", err)
-	}
-	store := SettingsStore{Path: t.TempDir() + "/settings.json"}
-	good := DefaultSettings()
-	good.Browser.Endpoints = []string{"http://127.0.0.1:9222"}
-	if err := store.Save(good); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Save(st); err == nil {
-		t.Fatal("saved settings with a bad endpoint")
-	}
-	if got, err := store.Load(); err != nil || len(got.Browser.Endpoints) != 1 || got.Browser.Endpoints[0] != "http://127.0.0.1:9222" {
-		t.Fatalf("the previous settings did not stay: %+v, %v", got.Browser, err)
-	}
-	for _, tc := range []struct{ args, want string }{
-		{"--browser ws:// task", "--browser: ws: has no host"},
-		{"--browser chrome://x task", "--browser: chrome://x: want ws://"},
-		{"--browser ws://a:1 --browser ws://a:1 task", "listed twice"},
-	} {
-		_, err := parseRunArgs(strings.Fields(tc.args), DefaultSettings(), &strings.Builder{})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want %q", tc.args, err, tc.want)
-		}
-	}
-	o, err := parseRunArgs([]string{"--browser", "local", "task"}, st, &strings.Builder{})
-	if err != nil || len(o.Browsers) != 0 {
-		t.Errorf("--browser local: %v, %v", o.Browsers, err)
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"context"
@@ -17,9 +17,20 @@ type LocalServer struct {
 }
 
 // localCandidates are the usual ports of local model servers.
-var localCandidates = []LocalServer{
-	{Name: "Ollama", BaseURL: "http://127.0.0.1:11434/v1"},
-	{Name: "llama.cpp", BaseURL: "http://127.0.0.1:8080/v1"},
+func localCandidates() []LocalServer {
+	return []LocalServer{
+		{Name: "Ollama", BaseURL: "http://127.0.0.1:11434/v1"},
+		{Name: "llama.cpp", BaseURL: "http://127.0.0.1:8080/v1"},
+	}
+}
+
+// localProbe bounds looking for a local server at start-up, which must
+// not wait on a port nothing answers.
+const localProbe = 400 * time.Millisecond
+
+// DetectLocal looks for Ollama and llama.cpp at their usual ports.
+func DetectLocal(ctx context.Context) (LocalServer, bool) {
+	return DetectLocalServer(ctx, localCandidates(), localProbe)
 }
 
 // DetectLocalServer asks each candidate for its model list and returns the

@@ -1,4 +1,4 @@
-package app
+package runlog
 
 import (
 	"encoding/json"
@@ -110,9 +110,7 @@ func TestReplayTimeline(t *testing.T) {
 	const id = "20261130-155452-367f"
 	t0 := time.Date(2026, 11, 30, 15, 54, 52, 0, time.UTC)
 	writeReplayLog(t, dir, id, sampleReplayRun(t0))
-	a := New(Options{DataDir: dir})
-
-	rp, err := a.Replay(id)
+	rp, err := Load(dir, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +174,7 @@ func TestReplayUnfinished(t *testing.T) {
 	f.WriteString(`{"t":"2026-11-30T16:00:05Z","event":"tool","agent":"agent 1","outc`)
 	f.Close()
 
-	rp, err := New(Options{DataDir: dir}).Replay(id)
+	rp, err := Load(dir, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,14 +191,13 @@ func TestReplayBadID(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeReplayLog(t, dir, "20261130-155452-367f", sampleReplayRun(time.Now()))
-	a := New(Options{DataDir: dir})
 	for _, id := range []string{
 		"", "..", "../secret", "../../etc/passwd", "/etc/passwd",
 		"20261130-155452-367f/../../secret", "20261130-155452-367f.jsonl", "20261130-155452-367F",
 		"20261130-155452-367f ", " 20261130-155452-367f", "20261130-155452-367", "20261130-155452-367f0",
 		"2026113a-155452-367f", "20261130_155452_367f", "20261130-155452-367f\n", `20261130-155452-367f\x`,
 	} {
-		_, err := a.Replay(id)
+		_, err := Load(dir, id)
 		if !errors.Is(err, ErrBadRunID) {
 			t.Errorf("Replay(%q) = %v, want ErrBadRunID", id, err)
 		}
@@ -213,42 +210,13 @@ func TestReplayBadID(t *testing.T) {
 func TestReplayMissingRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	a := New(Options{DataDir: dir})
 	// No runs directory at all, then a directory without this run.
 	for range 2 {
-		_, err := a.Replay("20261130-155452-beef")
+		_, err := Load(dir, "20261130-155452-beef")
 		if !errors.Is(err, ErrNoSuchRun) || errors.Is(err, ErrBadRunID) {
 			t.Errorf("Replay of a missing run = %v, want ErrNoSuchRun", err)
 		}
 		writeReplayLog(t, dir, "20261130-155452-367f", sampleReplayRun(time.Now()))
-	}
-}
-
-// A runaway log is cut at the limit, and the replay says so.
-func TestReplayTruncated(t *testing.T) {
-	t.Parallel()
-	recs := sampleReplayRun(time.Now())
-	got, cut := replayTimeline(recs, 5)
-	if len(got) != 5 || !cut {
-		t.Fatalf("%d entries, cut %v; want 5, cut", len(got), cut)
-	}
-	got, cut = replayTimeline(recs, len(recs))
-	if cut || len(got) != len(recs)-1 {
-		t.Fatalf("%d entries, cut %v; want %d whole", len(got), cut, len(recs)-1)
-	}
-}
-
-func TestReplayWaitLine(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"all []":    "waits for all its agents",
-		"any []":    "waits for any of its agents",
-		"any [1 3]": "waits for any of agents 1, 3",
-		"all [2]":   "waits for all of agents 2",
-	} {
-		if got := waitLine(in); got != want {
-			t.Errorf("waitLine(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 
@@ -279,11 +247,10 @@ func BenchmarkReplay(b *testing.B) {
 	if err := l.Close(); err != nil {
 		b.Fatal(err)
 	}
-	a := New(Options{DataDir: dir})
 	var entries int
 	b.ResetTimer()
 	for b.Loop() {
-		rp, err := a.Replay(id)
+		rp, err := Load(dir, id)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,12 +1,12 @@
-package app
+package config
 
 import "vroom/agents"
 
-// modelConfig is the model client the settings describe, for a run and for
+// Model is the model client the settings describe, for a run and for
 // vroom doctor alike: a model per role, the API they are spoken to with,
 // a reasoning effort per role. hint says where the person fixes a refused
 // key.
-func modelConfig(st Settings, key, hint string) agents.ModelConfig {
+func (st Settings) Model(key, hint string) agents.ModelConfig {
 	models := map[agents.Role]string{agents.RolePlanner: st.PlannerModel, agents.RoleExecutor: st.ExecutorModel}
 	if st.VisionModel != "" {
 		models[agents.RoleVision] = st.VisionModel

@@ -1,154 +1,16 @@
-package app
+package runlog
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
 	"vroom/agents"
 )
 
-// Errors Replay returns.
-var (
-	// ErrBadRunID is returned for an id that is not a run id: only ids
-	// agents.NewRunID makes are accepted, so no id can name a file outside
-	// the runs directory.
-	ErrBadRunID = errors.New("not a run id")
-	// ErrNoSuchRun is returned when no log exists for a well-formed id.
-	ErrNoSuchRun = errors.New("no such run")
-)
-
-// runIDRE matches agents.NewRunID: start time, then four hex digits.
-var runIDRE = regexp.MustCompile(`^[0-9]{8}-[0-9]{6}-[0-9a-f]{4}$`)
-
-// MaxReplayEntries bounds a replay's timeline, so a runaway run's log
-// cannot make the UI render without end; the rest is cut and the replay
-// says so.
-const MaxReplayEntries = 5000
-
-// Who names an entry's actor besides the planner and the agents.
-const (
-	// WhoYou is the person: corrections, answers, take-overs.
-	WhoYou = "you"
-	// WhoSystem is the run itself: start, end, kill switch, notices.
-	WhoSystem = "system"
-)
-
-// Replay is a past run to play back: its history row and what happened,
-// in order. It is built from the run log alone, so it holds nothing the
-// log redacted and playing it drives no browser.
-type Replay struct {
-	Run RunSummary `json:"run"`
-	// DurationMS is the offset of the last entry.
-	DurationMS int64 `json:"duration_ms"`
-	// Lanes are the actors in order of first appearance: the planner,
-	// agents, you, system.
-	Lanes    []string      `json:"lanes"`
-	Timeline []ReplayEntry `json:"timeline"`
-	// Truncated says the log held more than MaxReplayEntries entries.
-	Truncated bool `json:"truncated,omitempty"`
-}
-
-// ReplayEntry is one thing that happened in a run.
-type ReplayEntry struct {
-	// AtMS is the time since the run started, in milliseconds.
-	AtMS int64 `json:"at_ms"`
-	// Who acted: "planner", "agent N", WhoYou or WhoSystem.
-	Who string `json:"who"`
-	// Agent is the agent the entry concerns when that is not Who: the
-	// agent spawned, killed, taken over or answered.
-	Agent string `json:"agent,omitempty"`
-	// Kind is what happened: run_start, spawn, spawn_failed, wait, kill,
-	// tool, refused, confirm_asked, confirm_answered, ask, answer,
-	// speech, correction, interrupted, take_over, hand_back, skipped,
-	// agent_done, killed, run_done, error, and bookkeeping kinds (model,
-	// observe, floor, notice, tabs_closed) marked Detail.
-	Kind string `json:"kind"`
-	// Text is one readable line.
-	Text    string `json:"text"`
-	Step    int    `json:"step,omitempty"`
-	Tool    string `json:"tool,omitempty"`
-	Outcome string `json:"outcome,omitempty"`
-	// Effect is whether a tool step changed anything visible.
-	Effect  *bool   `json:"effect,omitempty"`
-	URL     string  `json:"url,omitempty"`
-	Success *bool   `json:"success,omitempty"`
-	Tokens  int     `json:"tokens,omitempty"`
-	Cost    float64 `json:"cost,omitempty"`
-	// Detail marks bookkeeping a viewer hides by default: model calls,
-	// observations, floor claims and notices that repeat other entries.
-	Detail bool `json:"detail,omitempty"`
-}
-
-// Replay reads the run id's log into a timeline.
-func (a *App) Replay(id string) (Replay, error) {
-	if !runIDRE.MatchString(id) {
-		return Replay{}, fmt.Errorf("replay %q: %w", id, ErrBadRunID)
-	}
-	dir, err := a.dataDir()
-	if err != nil {
-		return Replay{}, fmt.Errorf("replay %s: %w", id, err)
-	}
-	path := filepath.Join(dir, "runs", id+".jsonl")
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Replay{}, fmt.Errorf("replay %s: %w", id, ErrNoSuchRun)
-	}
-	if err != nil {
-		return Replay{}, fmt.Errorf("replay %s: %w", id, err)
-	}
-	defer f.Close()
-	// A run still being written, or cut by a crash, may end in a partial
-	// line: what was read before it is still worth replaying.
-	recs, rerr := agents.ReadRunLog(f)
-	if rerr != nil && len(recs) == 0 {
-		return Replay{}, fmt.Errorf("replay %s: %w", id, rerr)
-	}
-	rs, _ := summarizeRecords(id, recs)
-	rs.ID = id
-	if rs.Outcome == "" {
-		rs.Outcome = "unfinished"
-	}
-	rp := Replay{Run: rs, Lanes: []string{}, Timeline: []ReplayEntry{}}
-	rp.Timeline, rp.Truncated = replayTimeline(recs, MaxReplayEntries)
-	seen := map[string]bool{}
-	for _, e := range rp.Timeline {
-		for _, w := range []string{e.Who, e.Agent} {
-			if w != "" && !seen[w] {
-				seen[w] = true
-				rp.Lanes = append(rp.Lanes, w)
-			}
-		}
-		rp.DurationMS = max(rp.DurationMS, e.AtMS)
-	}
-	sort.SliceStable(rp.Lanes, func(i, j int) bool { return replayLaneRank(rp.Lanes[i]) < replayLaneRank(rp.Lanes[j]) })
-	return rp, nil
-}
-
-// replayLaneRank orders lanes: the planner, agents by number, you, system.
-func replayLaneRank(who string) int {
-	switch {
-	case who == "planner":
-		return 0
-	case who == WhoYou:
-		return 1 << 30
-	case who == WhoSystem:
-		return 1<<30 + 1
-	case strings.HasPrefix(who, "agent "):
-		if n, err := strconv.Atoi(strings.TrimPrefix(who, "agent ")); err == nil {
-			return 1 + n
-		}
-	}
-	return 1<<30 - 1
-}
+// The timeline: each log record rendered as one entry a person reads.
 
 // replayTimeline turns log records into entries, at most limit of them, and
 // reports whether some were cut.
@@ -204,16 +66,16 @@ func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok
 			spoken[k]--
 			return e, false
 		}
-		e.Text = oneLine(r.Text, 500)
+		e.Text = OneLine(r.Text, 500)
 	default:
 		if !replayRun(r, &e) && !replayPlanner(r, &e) && !replayStep(r, &e) && !replayPerson(r, &e) {
 			// A record this version does not know still shows, as the log
 			// line it is.
-			e.Text = oneLine(agents.FormatRecord(r, r.Time), 300)
+			e.Text = OneLine(agents.FormatRecord(r, r.Time), 300)
 		}
 	}
 	if r.Error != "" && e.Kind != "error" && e.Kind != "refused" && e.Kind != "floor" {
-		e.Text += " (error: " + oneLine(r.Error, 300) + ")"
+		e.Text += " (error: " + OneLine(r.Error, 300) + ")"
 	}
 	return e, true
 }
@@ -224,13 +86,13 @@ func replayTranscript(r agents.LogRecord, e *ReplayEntry, spoken map[string]int)
 	switch agents.EntryKind(r.Kind) {
 	case agents.EntrySpeech:
 		spoken[r.Agent+"\x00"+r.Text]++
-		e.Kind, e.Text = "speech", oneLine(r.Text, 500)
+		e.Kind, e.Text = "speech", OneLine(r.Text, 500)
 	case agents.EntryCorrection:
-		e.Kind, e.Text = "correction", oneLine(r.Text, 500)
+		e.Kind, e.Text = "correction", OneLine(r.Text, 500)
 	case agents.EntryAnswer:
-		e.Kind, e.Text = "answer", oneLine(r.Text, 500)
+		e.Kind, e.Text = "answer", OneLine(r.Text, 500)
 	default:
-		e.Kind, e.Text, e.Detail = "notice", oneLine(r.Text, 300), true
+		e.Kind, e.Text, e.Detail = "notice", OneLine(r.Text, 300), true
 	}
 }
 
@@ -239,21 +101,21 @@ func replayTranscript(r agents.LogRecord, e *ReplayEntry, spoken map[string]int)
 func replayRun(r agents.LogRecord, e *ReplayEntry) bool {
 	switch r.Event {
 	case agents.LogRunStart:
-		e.Who, e.Text = WhoSystem, "task: "+oneLine(r.Text, 300)
+		e.Who, e.Text = WhoSystem, "task: "+OneLine(r.Text, 300)
 	case agents.LogKilled:
-		e.Who, e.Text = WhoSystem, "run stopped: "+oneLine(r.Text, 300)
+		e.Who, e.Text = WhoSystem, "run stopped: "+OneLine(r.Text, 300)
 	case agents.LogRunDone:
 		e.Who = WhoSystem
 		verdict := "run done"
 		if r.Success == nil || !*r.Success {
 			verdict = "run failed"
 		}
-		e.Text = verdict + ": " + oneLine(r.Text, 400)
+		e.Text = verdict + ": " + OneLine(r.Text, 400)
 	case agents.LogTabsClosed:
 		e.Who, e.Detail = WhoSystem, true
-		e.Text = "closed " + oneLine(r.Text, 60)
+		e.Text = "closed " + OneLine(r.Text, 60)
 	case agents.LogError, agents.LogLogError:
-		e.Kind, e.Text = "error", oneLine(r.Error, 300)
+		e.Kind, e.Text = "error", OneLine(r.Error, 300)
 	default:
 		return false
 	}
@@ -270,13 +132,13 @@ func replayPlanner(r agents.LogRecord, e *ReplayEntry) bool {
 		e.Text = "spawned " + r.Agent
 		switch {
 		case r.URL != "":
-			e.Text += " at " + oneLine(r.URL, 120)
+			e.Text += " at " + OneLine(r.URL, 120)
 		case r.Tab != "":
 			e.Text += " in a tab you gave it"
 		}
-		e.Text += ": " + oneLine(r.Text, 240)
+		e.Text += ": " + OneLine(r.Text, 240)
 	case agents.LogSpawnFailed:
-		e.Kind, e.Text = "error", "could not spawn "+quoteLine(r.Text, 160)+": "+oneLine(r.Error, 300)
+		e.Kind, e.Text = "error", "could not spawn "+quoteLine(r.Text, 160)+": "+OneLine(r.Error, 300)
 	case agents.LogWait:
 		e.Text = waitLine(r.Text)
 	case agents.LogKill:
@@ -287,7 +149,7 @@ func replayPlanner(r agents.LogRecord, e *ReplayEntry) bool {
 		if r.Success == nil || !*r.Success {
 			verdict = "failed"
 		}
-		e.Text = verdict + ": " + oneLine(r.Text, 400)
+		e.Text = verdict + ": " + OneLine(r.Text, 400)
 	default:
 		return false
 	}
@@ -299,11 +161,11 @@ func replayPlanner(r agents.LogRecord, e *ReplayEntry) bool {
 func replayStep(r agents.LogRecord, e *ReplayEntry) bool {
 	switch r.Event {
 	case agents.LogTool:
-		e.Tool, e.Outcome, e.Effect = r.Tool, oneLine(r.Outcome, 300), r.Effect
+		e.Tool, e.Outcome, e.Effect = r.Tool, OneLine(r.Outcome, 300), r.Effect
 		e.Text = replayToolLine(r.Tool, r.Args)
 	case agents.LogPolicyDenied:
 		e.Kind, e.Tool = "refused", r.Tool
-		e.Text = "refused " + replayToolLine(r.Tool, r.Args) + ": " + oneLine(r.Error, 300)
+		e.Text = "refused " + replayToolLine(r.Tool, r.Args) + ": " + OneLine(r.Error, 300)
 	case agents.LogConfirmAsked:
 		e.Tool = r.Tool
 		e.Text = "asks you to confirm " + replayToolLine(r.Tool, r.Args)
@@ -311,12 +173,12 @@ func replayStep(r agents.LogRecord, e *ReplayEntry) bool {
 			e.Text += " on " + quoteLine(r.Text, 80)
 		}
 	case agents.LogSkipped:
-		e.Text = oneLine(r.Text, 300)
+		e.Text = OneLine(r.Text, 300)
 	case agents.LogModel:
 		e.Detail = true
 		e.Text = fmt.Sprintf("model call (%s)", r.Kind)
 		if r.Text != "" {
-			e.Text += " → " + oneLine(r.Text, 120)
+			e.Text += " → " + OneLine(r.Text, 120)
 		}
 	case agents.LogObserve:
 		e.Detail = true
@@ -327,9 +189,9 @@ func replayStep(r agents.LogRecord, e *ReplayEntry) bool {
 		e.Text = "its reply was taken as done: " + quoteLine(r.Text, 200)
 	case agents.LogMalformed:
 		e.Kind, e.Tool = "error", r.Tool
-		e.Text = "malformed " + r.Tool + " call: " + oneLine(r.Error, 300)
+		e.Text = "malformed " + r.Tool + " call: " + OneLine(r.Error, 300)
 	case agents.LogCallReissued:
-		e.Kind, e.Text = "reissued", oneLine(r.Text, 200)
+		e.Kind, e.Text = "reissued", OneLine(r.Text, 200)
 	default:
 		return false
 	}
@@ -343,20 +205,20 @@ func replayPerson(r agents.LogRecord, e *ReplayEntry) bool {
 	switch r.Event {
 	case agents.LogConfirmAnswered:
 		e.Who, e.Agent, e.Tool = WhoYou, replayActor(r.Agent), r.Tool
-		e.Text = fmt.Sprintf("answered %s's confirmation: %s", e.Agent, oneLine(r.Text, 200))
+		e.Text = fmt.Sprintf("answered %s's confirmation: %s", e.Agent, OneLine(r.Text, 200))
 	case agents.LogAskUser:
-		e.Kind, e.Text = "ask", "asks you: "+oneLine(r.Text, 300)
+		e.Kind, e.Text = "ask", "asks you: "+OneLine(r.Text, 300)
 	case agents.LogUserAnswer:
 		e.Who, e.Agent, e.Kind = WhoYou, replayActor(r.Agent), "answer"
-		e.Text = fmt.Sprintf("answered %s: %s", e.Agent, oneLine(r.Text, 300))
+		e.Text = fmt.Sprintf("answered %s: %s", e.Agent, OneLine(r.Text, 300))
 	case agents.LogInterrupted:
 		e.Text = "was cut off: " + quoteLine(r.Text, 200)
 	case agents.LogFloorClaimed:
 		e.Kind, e.Text, e.Detail = "floor", "takes the floor", true
 	case agents.LogFloorRejected:
-		e.Kind, e.Text, e.Detail = "floor", "could not speak: "+oneLine(r.Error, 300), true
+		e.Kind, e.Text, e.Detail = "floor", "could not speak: "+OneLine(r.Error, 300), true
 	case agents.LogSpeechFailed:
-		e.Kind, e.Text = "error", "speech failed: "+oneLine(r.Error, 300)
+		e.Kind, e.Text = "error", "speech failed: "+OneLine(r.Error, 300)
 	case agents.LogTakeOver:
 		e.Who, e.Agent = WhoYou, r.Agent
 		e.Text = fmt.Sprintf("took over %s's tab", r.Agent)
@@ -364,7 +226,7 @@ func replayPerson(r agents.LogRecord, e *ReplayEntry) bool {
 		e.Who, e.Agent = WhoYou, r.Agent
 		e.Text = fmt.Sprintf("handed %s its tab back", r.Agent)
 		if r.Text != "" {
-			e.Text += ": " + oneLine(r.Text, 300)
+			e.Text += ": " + OneLine(r.Text, 300)
 		}
 	default:
 		return false
@@ -382,9 +244,9 @@ func waitLine(s string) string {
 	case pids == "" && mode == "any":
 		return "waits for any of its agents"
 	case pids == "":
-		return "waits: " + oneLine(s, 120)
+		return "waits: " + OneLine(s, 120)
 	}
-	return fmt.Sprintf("waits for %s of agents %s", mode, strings.Join(strings.Fields(oneLine(pids, 100)), ", "))
+	return fmt.Sprintf("waits for %s of agents %s", mode, strings.Join(strings.Fields(OneLine(pids, 100)), ", "))
 }
 
 // replayActor names a record's actor for the person.
@@ -404,7 +266,7 @@ func replayToolLine(tool string, args json.RawMessage) string {
 	var m map[string]any
 	if len(args) == 0 || json.Unmarshal(args, &m) != nil {
 		if len(args) > 0 {
-			return tool + " " + oneLine(string(args), 160)
+			return tool + " " + OneLine(string(args), 160)
 		}
 		return tool
 	}
@@ -431,7 +293,7 @@ func replayToolLine(tool string, args json.RawMessage) string {
 		switch v := m[k].(type) {
 		case string:
 			if k == "ref" || k == "url" || k == "key" || k == "direction" {
-				b.WriteString(oneLine(v, 120))
+				b.WriteString(OneLine(v, 120))
 			} else {
 				b.WriteString(quoteLine(v, 120))
 			}
@@ -445,14 +307,14 @@ func replayToolLine(tool string, args json.RawMessage) string {
 			}
 		default:
 			j, _ := json.Marshal(v)
-			b.WriteString(k + "=" + oneLine(string(j), 80))
+			b.WriteString(k + "=" + OneLine(string(j), 80))
 		}
 	}
 	return b.String()
 }
 
-// oneLine makes s one line of at most n bytes.
-func oneLine(s string, n int) string {
+// OneLine makes s one line of at most n bytes.
+func OneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
@@ -463,4 +325,4 @@ func oneLine(s string, n int) string {
 	return s[:n] + "…"
 }
 
-func quoteLine(s string, n int) string { return `"` + oneLine(s, n) + `"` }
+func quoteLine(s string, n int) string { return `"` + OneLine(s, n) + `"` }

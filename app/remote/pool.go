@@ -1,4 +1,4 @@
-package app
+package remote
 
 import (
 	"context"
@@ -10,14 +10,14 @@ import (
 	"vroom/browser"
 )
 
-// ErrNoEndpoint is what Endpoints.Open and Connect wrap when no remote
+// ErrNoEndpoint is what Pool.Open and Connect wrap when no remote
 // browser can be had: every endpoint failed to connect or died, and none
 // is due for a retry yet.
 var ErrNoEndpoint = errors.New("no remote browser is reachable")
 
-// EndpointOptions configure a pool of remote browsers. Zero fields take
+// Options configure a pool of remote browsers. Zero fields take
 // the defaults noted.
-type EndpointOptions struct {
+type Options struct {
 	// Browser configures every connection (viewport, timeouts, Logf).
 	Browser browser.Options
 	// Now is the clock the retries are timed by (time.Now).
@@ -30,10 +30,10 @@ type EndpointOptions struct {
 	Connect func(ctx context.Context, raw string, opts browser.Options) (*browser.Browser, error)
 }
 
-// connectFunc is how an endpoint is dialled: Connect, else
+// ConnectFunc is how an endpoint is dialled: Connect, else
 // browser.ConnectEndpoint. vroom doctor checks endpoints through it, so a
 // check passes exactly when the pool could connect.
-func (o EndpointOptions) connectFunc() func(ctx context.Context, raw string, opts browser.Options) (*browser.Browser, error) {
+func (o Options) ConnectFunc() func(ctx context.Context, raw string, opts browser.Options) (*browser.Browser, error) {
 	if o.Connect != nil {
 		return o.Connect
 	}
@@ -51,20 +51,20 @@ func defaultBackoff(n int) time.Duration {
 	return min(d, time.Minute)
 }
 
-// Endpoints is a pool of remote browsers (CDP endpoints) that runs open
+// Pool is a pool of remote browsers (CDP endpoints) that runs open
 // their agents' tabs in. Each tab goes to the least-loaded endpoint that
 // is up — the one holding the fewest tabs opened through the pool and
 // still open — so agents spread over a browser farm. An endpoint whose
 // connection fails or drops is marked down and skipped, then tried again
 // after a backoff. Connections are made when first needed and live until
 // Close or the pool's context ends. It is safe for concurrent use.
-type Endpoints struct {
+type Pool struct {
 	ctx  context.Context
-	opts EndpointOptions
+	opts Options
 
 	mu       sync.Mutex
 	eps      []*endpoint
-	watchers map[*func(EndpointLoss)]struct{}
+	watchers map[*func(Loss)]struct{}
 	closed   bool
 }
 
@@ -84,9 +84,9 @@ type endpoint struct {
 	opened  int                     // tabs ever opened here
 }
 
-// EndpointLoss tells a pool's watchers that a connected endpoint died:
+// Loss tells a pool's watchers that a connected endpoint died:
 // every tab it held is gone.
-type EndpointLoss struct {
+type Loss struct {
 	// Endpoint names it (credentials hidden).
 	Endpoint string
 	Err      error
@@ -94,8 +94,8 @@ type EndpointLoss struct {
 	Usable int
 }
 
-// EndpointStatus is one endpoint as the pool sees it now.
-type EndpointStatus struct {
+// Status is one endpoint as the pool sees it now.
+type Status struct {
 	Name      string
 	Connected bool
 	// Tabs are the tabs it holds for runs; Opened all it ever opened.
@@ -106,10 +106,10 @@ type EndpointStatus struct {
 	RetryAt time.Time
 }
 
-// NewEndpoints checks every address (browser.CheckEndpoint) and returns a
+// New checks every address (browser.CheckEndpoint) and returns a
 // pool over them whose connections end when ctx does. Nothing is dialled
 // yet. An address that is no endpoint is an error naming its position.
-func NewEndpoints(ctx context.Context, urls []string, opts EndpointOptions) (*Endpoints, error) {
+func New(ctx context.Context, urls []string, opts Options) (*Pool, error) {
 	if len(urls) == 0 {
 		return nil, fmt.Errorf("remote browsers: %w: none given", browser.ErrBadEndpoint)
 	}
@@ -119,8 +119,8 @@ func NewEndpoints(ctx context.Context, urls []string, opts EndpointOptions) (*En
 	if opts.Backoff == nil {
 		opts.Backoff = defaultBackoff
 	}
-	opts.Connect = opts.connectFunc()
-	p := &Endpoints{ctx: ctx, opts: opts, watchers: map[*func(EndpointLoss)]struct{}{}}
+	opts.Connect = opts.ConnectFunc()
+	p := &Pool{ctx: ctx, opts: opts, watchers: map[*func(Loss)]struct{}{}}
 	for i, u := range urls {
 		if err := browser.CheckEndpoint(u); err != nil {
 			return nil, fmt.Errorf("remote browser %d: %w", i+1, err)
@@ -136,7 +136,7 @@ func NewEndpoints(ctx context.Context, urls []string, opts EndpointOptions) (*En
 // or that dies on the way is marked down and the next one is tried. As
 // browser.Browser.Open, a tab that opened but did not load is returned
 // with the error.
-func (p *Endpoints) Open(ctx context.Context, url string) (*browser.Tab, error) {
+func (p *Pool) Open(ctx context.Context, url string) (*browser.Tab, error) {
 	tried := map[*endpoint]bool{}
 	var errs []error
 	for {
@@ -155,7 +155,7 @@ func (p *Endpoints) Open(ctx context.Context, url string) (*browser.Tab, error) 
 
 // openIn opens the tab in ep, which pick reserved; nil and an error
 // wrapping browser.ErrBrowserClosed when ep is down.
-func (p *Endpoints) openIn(ctx context.Context, ep *endpoint, url string) (*browser.Tab, error) {
+func (p *Pool) openIn(ctx context.Context, ep *endpoint, url string) (*browser.Tab, error) {
 	defer func() {
 		p.mu.Lock()
 		ep.pending--
@@ -184,7 +184,7 @@ func (p *Endpoints) openIn(ctx context.Context, ep *endpoint, url string) (*brow
 // pick reserves the least-loaded endpoint that is up or due for a try,
 // leaving out those tried; nil when there is none. Ties go to the first
 // configured, so a run's tabs spread in the order the person listed.
-func (p *Endpoints) pick(tried map[*endpoint]bool) *endpoint {
+func (p *Pool) pick(tried map[*endpoint]bool) *endpoint {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -228,7 +228,7 @@ func (ep *endpoint) load() int {
 
 // connect returns ep's browser, dialling it when it has none; a connect
 // under way is waited for rather than doubled. A failure marks ep down.
-func (p *Endpoints) connect(ctx context.Context, ep *endpoint) (*browser.Browser, error) {
+func (p *Pool) connect(ctx context.Context, ep *endpoint) (*browser.Browser, error) {
 	for {
 		p.mu.Lock()
 		switch {
@@ -260,7 +260,7 @@ func (p *Endpoints) connect(ctx context.Context, ep *endpoint) (*browser.Browser
 
 // downErr is why ep is down, as an error wrapping browser.ErrBrowserClosed;
 // nil when it is up.
-func (p *Endpoints) downErr(ep *endpoint) error {
+func (p *Pool) downErr(ep *endpoint) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if ep.b != nil || ep.err == nil {
@@ -270,7 +270,7 @@ func (p *Endpoints) downErr(ep *endpoint) error {
 }
 
 // dial connects to ep, whose dialing channel the caller set.
-func (p *Endpoints) dial(ep *endpoint) (*browser.Browser, error) {
+func (p *Pool) dial(ep *endpoint) (*browser.Browser, error) {
 	b, err := p.opts.Connect(p.ctx, ep.raw, p.opts.Browser)
 	p.mu.Lock()
 	close(ep.dialing)
@@ -302,7 +302,7 @@ func (ep *endpoint) markDown(err error, now time.Time, backoff func(int) time.Du
 
 // watch marks ep down when b dies: its BrowserClosed event, or the end of
 // its events while the pool is open.
-func (p *Endpoints) watch(ep *endpoint, b *browser.Browser, events <-chan browser.Event) {
+func (p *Pool) watch(ep *endpoint, b *browser.Browser, events <-chan browser.Event) {
 	for ev := range events {
 		if ev.Kind == browser.BrowserClosed {
 			p.down(ep, b, errors.New(ev.Err))
@@ -316,15 +316,15 @@ func (p *Endpoints) watch(ep *endpoint, b *browser.Browser, events <-chan browse
 
 // down marks ep down because its browser b died (a later connection is
 // left alone), closes what is left of b, and tells the watchers.
-func (p *Endpoints) down(ep *endpoint, b *browser.Browser, err error) {
+func (p *Pool) down(ep *endpoint, b *browser.Browser, err error) {
 	p.mu.Lock()
 	if ep.b != b || p.closed {
 		p.mu.Unlock()
 		return
 	}
 	ep.markDown(err, p.opts.Now(), p.opts.Backoff)
-	loss := EndpointLoss{Endpoint: ep.name, Err: err, Usable: p.usableLocked()}
-	watchers := make([]func(EndpointLoss), 0, len(p.watchers))
+	loss := Loss{Endpoint: ep.name, Err: err, Usable: p.usableLocked()}
+	watchers := make([]func(Loss), 0, len(p.watchers))
 	for f := range p.watchers {
 		watchers = append(watchers, *f)
 	}
@@ -339,7 +339,7 @@ func (p *Endpoints) down(ep *endpoint, b *browser.Browser, err error) {
 }
 
 // usableLocked counts the endpoints up or due for a try; p.mu is held.
-func (p *Endpoints) usableLocked() int {
+func (p *Pool) usableLocked() int {
 	now, n := p.opts.Now(), 0
 	for _, ep := range p.eps {
 		if ep.usable(now) {
@@ -351,7 +351,7 @@ func (p *Endpoints) usableLocked() int {
 
 // Watch calls f, until ctx ends, each time a connected endpoint dies. f
 // runs in the goroutine that saw the death and must not block.
-func (p *Endpoints) Watch(ctx context.Context, f func(EndpointLoss)) {
+func (p *Pool) Watch(ctx context.Context, f func(Loss)) {
 	key := &f
 	p.mu.Lock()
 	p.watchers[key] = struct{}{}
@@ -364,7 +364,7 @@ func (p *Endpoints) Watch(ctx context.Context, f func(EndpointLoss)) {
 }
 
 // logf is the connections' Logf, when set.
-func (p *Endpoints) logf(format string, args ...any) {
+func (p *Pool) logf(format string, args ...any) {
 	if p.opts.Browser.Logf != nil {
 		p.opts.Browser.Logf(format, args...)
 	}
