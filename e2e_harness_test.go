@@ -15,14 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+
 	"vroom/agents"
 	"vroom/app/config"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
-
-	"github.com/chromedp/cdproto/input"
-	"github.com/chromedp/chromedp"
 )
 
 // deskSite is a fixture site: an animated quote desk (so live views have
@@ -49,7 +49,7 @@ get.onclick=async()=>{const r=await fetch('/api/quote',{method:'POST'});const j=
 func newDeskSite(t *testing.T) *deskSite {
 	s := &deskSite{}
 	mux := http.NewServeMux()
-	mux.Handle("/", http.FileServer(http.Dir("app/testdata")))
+	mux.Handle("/", http.FileServer(http.Dir("app/internal/apptest/testdata")))
 	mux.HandleFunc("GET /desk/{name}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, animatedDesk, r.PathValue("name"), r.PathValue("name"))

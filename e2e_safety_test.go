@@ -17,7 +17,7 @@ import (
 	"vroom/internal/testenv"
 )
 
-// safetyBlog serves app/testdata/blog.html on 127.0.0.1 and counts what
+// safetyBlog serves app/internal/apptest/testdata/blog.html on 127.0.0.1 and counts what
 // reaches its attacker's /collect on localhost, another origin.
 type safetyBlog struct {
 	URL, Attacker string
@@ -40,7 +40,7 @@ func newSafetyBlog(t *testing.T) *safetyBlog {
 	t.Cleanup(attacker.Close)
 	b.Attacker = strings.Replace(attacker.URL, "127.0.0.1", "localhost", 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		page, err := os.ReadFile("app/testdata/blog.html")
+		page, err := os.ReadFile("app/internal/apptest/testdata/blog.html")
 		if err != nil {
 			http.Error(w, err.Error(), 500)
 			return

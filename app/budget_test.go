@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestSessionBudgetStop(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	st, err := d.State()
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +25,7 @@ func TestSessionBudgetStop(t *testing.T) {
 	if _, err := d.SaveSettings(st.Settings); err != nil {
 		t.Fatal(err)
 	}
-	d.srv.Script("planner", plannerScript(map[string]any{"task": "read forever", "url": s.URL + "/quote.html"}))
+	d.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read forever", "url": s.URL + "/quote.html"}))
 	d.srv.Script("executor", modeltest.Step{Times: -1, Reply: modeltest.Call("read_page", map[string]any{})})
 	if _, err := d.StartRun("read the desk forever", nil); err != nil {
 		t.Fatal(err)

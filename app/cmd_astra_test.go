@@ -7,6 +7,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestRunAstraCLI(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
 	// One model name for both roles: the planner is the one offered spawn.
 	srv.SetRoleOf(func(r *openai.ChatCompletionRequest) string {
@@ -28,19 +29,19 @@ func TestRunAstraCLI(t *testing.T) {
 		}
 		return "executor"
 	})
-	srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		n := r.ToolResults()
 		if n == 0 {
-			return call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
+			return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
 		}
-		if m := quoteRE.FindStringSubmatch(r.LastText()); m != nil {
-			return done("quote "+m[1], true)
+		if m := apptest.QuoteRE.FindStringSubmatch(r.LastText()); m != nil {
+			return apptest.Done("quote "+m[1], true)
 		}
 		if n < 10 {
-			return call("read_page")
+			return apptest.Call("read_page")
 		}
-		return done("no quote", false)
+		return apptest.Done("no quote", false)
 	}})
 	dir := t.TempDir()
 	cmd := vroomCmd(dir, "sk-test-astra", nil, "run", "--json", "--base-url", srv.URL, "--model", openai.GPT6Astra, "--planner-model", openai.GPT6Astra,

@@ -24,6 +24,7 @@ import (
 
 	"vroom/app/config"
 	"vroom/app/remote"
+	"vroom/app/runner"
 	"vroom/browser"
 )
 
@@ -133,7 +134,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := newMCPServer(ctx, mcpEnv{Settings: st, Key: env.Key, DataDir: env.DataDir, Browser: b, Endpoints: pool, Log: log})
 	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), runner.CloseGrace)
 		defer cancel()
 		if err := s.close(cctx); err != nil {
 			fmt.Fprintln(stderr, "vroom mcp:", err)
@@ -193,7 +194,7 @@ func (s *mcpServer) serveHTTP(ctx context.Context, addr string, stdout io.Writer
 	fmt.Fprintf(stdout, "vroom mcp: streamable HTTP at http://%s/mcp\nvroom mcp: Authorization: Bearer %s\n", ln.Addr(), token)
 	go func() {
 		<-ctx.Done()
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), runner.CloseGrace)
 		defer cancel()
 		srv.Shutdown(cctx) // streams still open are cut when the grace ends
 	}()

@@ -3,20 +3,20 @@ package app
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"vroom/app/internal/apptest"
 	"vroom/browser"
 )
 
 func TestObserveCommand(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
-	srv := httptest.NewServer(http.FileServer(http.Dir("testdata")))
+	srv := httptest.NewServer(apptest.PageServer("."))
 	t.Cleanup(srv.Close)
 	ctx := t.Context()
 	var out, errOut bytes.Buffer
@@ -52,7 +52,7 @@ func TestObserveCommand(t *testing.T) {
 // printing its token; an address that is no endpoint is bad usage.
 func TestObserveRemote(t *testing.T) {
 	rc := startChromium(t)
-	srv := httptest.NewServer(http.FileServer(http.Dir("testdata")))
+	srv := httptest.NewServer(apptest.PageServer("."))
 	t.Cleanup(srv.Close)
 	ctx := t.Context()
 	var out, errOut bytes.Buffer

@@ -18,6 +18,8 @@ import (
 
 	"vroom/agents"
 	"vroom/app/config"
+	"vroom/app/remote"
+	"vroom/app/runner"
 	"vroom/browser"
 	"vroom/voice"
 )
@@ -156,8 +158,9 @@ type runEnv struct {
 	Policy agents.Policy
 	// Stdin carries the person's typed corrections (nil: none).
 	Stdin io.Reader
-	// Ready, when set, receives the run once it has started, for tests.
-	Ready func(*agents.Run, *Tabs)
+	// Ready, when set, receives the run once it has started and the remote
+	// browsers it opens its tabs in (nil: local), for tests.
+	Ready func(*runner.BuiltRun, *remote.Pool)
 }
 
 // runRun is `vroom run`.
@@ -222,9 +225,9 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 	// Execute, which kills it in order and logs why.
 	spec := o.spec(env, b, newEventPrinter(stdout, o.JSON), stderr)
 	spec.Endpoints = pool
-	run, err := BuildRun(context.WithoutCancel(ctx), spec)
+	run, err := runner.BuildRun(context.WithoutCancel(ctx), spec)
 	if err != nil {
-		if errors.Is(err, ErrNoAPIKey) {
+		if errors.Is(err, runner.ErrNoAPIKey) {
 			err = fmt.Errorf("%w: set OPENAI_API_KEY, store one in the app's settings, or point --base-url at a local server", err)
 		}
 		fmt.Fprintln(stderr, "vroom run:", err)
@@ -248,7 +251,7 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 		fmt.Fprintf(stderr, "vroom run %s: log in %s\n", run.ID, run.LogPath)
 	}
 	if env.Ready != nil {
-		env.Ready(run.Run, run.Tabs)
+		env.Ready(run, pool)
 	}
 	res, err := run.Execute(ctx)
 	stopListening() // the run is over: a line typed now has no one to reach
@@ -275,7 +278,7 @@ func (o runOptions) browserOptions(dataDir string) browser.Options {
 // spec is the run the command line asks for: the settings with the flags
 // over them, headless (no confirmer: irreversible actions are denied
 // unless --allow-irreversible), its tabs closed at the end.
-func (o runOptions) spec(env runEnv, b *browser.Browser, p *eventPrinter, stderr io.Writer) RunSpec {
+func (o runOptions) spec(env runEnv, b *browser.Browser, p *eventPrinter, stderr io.Writer) runner.RunSpec {
 	st := env.Settings
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = o.BaseURL, o.PlannerModel, o.Model
 	st.ModelAPI, st.PlannerEffort, st.ExecutorEffort = o.API, o.PlannerEffort, o.ExecutorEffort
@@ -284,7 +287,7 @@ func (o runOptions) spec(env runEnv, b *browser.Browser, p *eventPrinter, stderr
 	policy.AllowIrreversible = o.AllowIrreversible
 	policy.Sites = append(slices.Clone(policy.Sites), o.AllowHosts...)
 	policy.AllowAnyHost = policy.AllowAnyHost || o.AllowAnyHost
-	return RunSpec{
+	return runner.RunSpec{
 		Task: o.Task, Browser: b, Settings: st, Key: env.Key, DataDir: env.DataDir, Policy: policy, Voice: o.Voice,
 		Events:    p.print,
 		Warn:      func(err error) { fmt.Fprintln(stderr, "vroom run:", err) },

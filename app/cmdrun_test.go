@@ -18,6 +18,9 @@ import (
 
 	"vroom/agents"
 	"vroom/app/config"
+	"vroom/app/internal/apptest"
+	"vroom/app/remote"
+	"vroom/app/runner"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 )
@@ -92,21 +95,21 @@ func TestRunCommand(t *testing.T) {
 	}{{"success", true, 0}, {"failure", false, 1}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := newSite(t)
+			s := apptest.NewSite(t)
 			srv := modeltest.New(t)
-			srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+			srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
 			srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 				n := r.ToolResults()
 				if n == 0 {
-					return call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
+					return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
 				}
-				if m := quoteRE.FindStringSubmatch(r.LastText()); m != nil {
-					return done("quote "+m[1], tc.success)
+				if m := apptest.QuoteRE.FindStringSubmatch(r.LastText()); m != nil {
+					return apptest.Done("quote "+m[1], tc.success)
 				}
 				if n < 10 {
-					return call("read_page") // the quote's fetch may not have landed yet
+					return apptest.Call("read_page") // the quote's fetch may not have landed yet
 				}
-				return done("no quote", false)
+				return apptest.Done("no quote", false)
 			}})
 			env := testEnv(t, srv)
 			var out, errb bytes.Buffer
@@ -132,9 +135,9 @@ func TestRunCommand(t *testing.T) {
 			if len(kinds) < 5 || kinds[len(kinds)-1] != agents.EventRun || lastData["success"] != tc.success {
 				t.Fatalf("events %v, last %v", kinds, lastData)
 			}
-			s.state(func(s *site) {
-				if s.quotes != 1 {
-					t.Fatalf("%d quotes", s.quotes)
+			s.State(func(s *apptest.Site) {
+				if s.Quotes != 1 {
+					t.Fatalf("%d quotes", s.Quotes)
 				}
 			})
 			// The run log is there, and replays.
@@ -169,20 +172,20 @@ func TestRunCommand(t *testing.T) {
 func TestRunCommandCancel(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
 	srv.Script("planner", modeltest.Step{Match: modeltest.ToolResults(0), Reply: modeltest.Calls(
 		modeltest.CallOf("spawn", map[string]any{"task": "one", "url": s.URL + "/quote.html"}),
 		modeltest.CallOf("spawn", map[string]any{"task": "two", "url": s.URL + "/profile.html"}))},
-		modeltest.Step{Times: -1, Reply: call("wait", "mode", "all")})
+		modeltest.Step{Times: -1, Reply: apptest.Call("wait", "mode", "all")})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
 	var ids []string
 	var cancelled time.Time
 	env := testEnv(t, srv)
-	var tabs *Tabs
-	env.Ready = func(_ *agents.Run, tb *Tabs) { tabs = tb }
+	var tabs *runner.Tabs
+	env.Ready = func(b *runner.BuiltRun, _ *remote.Pool) { tabs = b.Tabs }
 	arrived := 0
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		mu.Lock()
@@ -193,7 +196,7 @@ func TestRunCommandCancel(t *testing.T) {
 			cancelled = time.Now()
 			cancel() // Ctrl-C, while both executors wait on the model
 		}
-		return modeltest.Slow(time.Minute, call("read_page"))
+		return modeltest.Slow(time.Minute, apptest.Call("read_page"))
 	}})
 	var out, errb bytes.Buffer
 	code := runTask(ctx, []string{"get two things"}, env, &out, &errb)
@@ -226,15 +229,15 @@ func TestRunCommandCancel(t *testing.T) {
 func TestRunCommandSIGINT(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", modeltest.Step{Match: modeltest.ToolResults(0), Reply: call("spawn", "task", "one", "url", s.URL+"/quote.html")},
-		modeltest.Step{Times: -1, Reply: call("wait", "mode", "all")})
+	srv.Script("planner", modeltest.Step{Match: modeltest.ToolResults(0), Reply: apptest.Call("spawn", "task", "one", "url", s.URL+"/quote.html")},
+		modeltest.Step{Times: -1, Reply: apptest.Call("wait", "mode", "all")})
 	reached := make(chan struct{})
 	var once sync.Once
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		once.Do(func() { close(reached) })
-		return modeltest.Slow(time.Minute, call("read_page"))
+		return modeltest.Slow(time.Minute, apptest.Call("read_page"))
 	}})
 	r := startCLI(t, "sk-test-sigint", nil, "run", "--json", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "get a quote")
 	r.await(t, reached, 30*time.Second, "the executor calling the model")
@@ -305,23 +308,23 @@ func checkSIGINTLog(t *testing.T, dir string, sent time.Time) {
 func TestRunCommandTypedCorrection(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
 	const correction = "use the terms-free desk"
-	srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	var once sync.Once
 	srv.Script("executor",
-		modeltest.Step{Match: modeltest.LastMessageContains(correction), Reply: done("heard: "+correction, true)},
+		modeltest.Step{Match: modeltest.LastMessageContains(correction), Reply: apptest.Done("heard: "+correction, true)},
 		modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 			once.Do(func() { go io.WriteString(pw, correction+"\n") })
-			return modeltest.Slow(time.Minute, call("read_page"))
+			return modeltest.Slow(time.Minute, apptest.Call("read_page"))
 		}})
 	env := testEnv(t, srv)
 	env.Stdin = pr
 	var out, errb bytes.Buffer
-	if code := runTask(tctx(t), []string{"get me a quote"}, env, &out, &errb); code != 0 {
+	if code := runTask(apptest.Context(t), []string{"get me a quote"}, env, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
 	}
 	if !strings.Contains(out.String(), "[user] "+correction) {
@@ -342,15 +345,15 @@ func TestRunCommandTypedCorrection(t *testing.T) {
 func TestRunCommandVoice(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerScript(map[string]any{"task": "say hello", "url": s.URL + "/quote.html"}))
+	srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "say hello", "url": s.URL + "/quote.html"}))
 	srv.Script("executor",
-		modeltest.Step{Match: modeltest.ToolResults(0), Reply: call("speak", "text", "hello from the quote desk")},
-		modeltest.Step{Match: modeltest.ToolResults(1), Reply: done("said hello", true)})
+		modeltest.Step{Match: modeltest.ToolResults(0), Reply: apptest.Call("speak", "text", "hello from the quote desk")},
+		modeltest.Step{Match: modeltest.ToolResults(1), Reply: apptest.Done("said hello", true)})
 	env := testEnv(t, srv)
 	var out, errb bytes.Buffer
-	if code := runTask(tctx(t), []string{"--voice", "say hello"}, env, &out, &errb); code != 0 {
+	if code := runTask(apptest.Context(t), []string{"--voice", "say hello"}, env, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
 	}
 	spoken := false

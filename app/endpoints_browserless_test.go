@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/app/internal/apptest"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
@@ -29,20 +30,20 @@ const browserlessDir = "../build/browserless"
 // resolved through /json/version — with an agent's tab in each.
 func TestRemoteBrowserless(t *testing.T) {
 	base := startBrowserless(t)
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
 	var spawns []map[string]any
 	for _, n := range []string{"North", "South"} {
 		task := "get a quote from the " + n + " desk"
 		spawns = append(spawns, map[string]any{"task": task, "url": s.URL + "/quote.html?name=" + n})
-		srv.Script("executor", quoteExecutor(modeltest.SystemContains(task), 0, 0))
+		srv.Script("executor", apptest.QuoteExecutor(modeltest.SystemContains(task), 0, 0))
 	}
-	srv.Script("planner", plannerScript(spawns...))
+	srv.Script("planner", apptest.PlannerScript(spawns...))
 	ws := "ws://" + base.host + "?token=" + base.token
 	rr := startRemoteRun(t, srv, "get two quotes", "--max-agents", "2", "--browser", ws, "--browser", "http://"+base.host+"?token="+base.token)
 	pool := rr.pool(t)
 	if code := rr.wait(t); code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s\nbrowserless:\n%s", code, rr.out.String(), rr.errb.String(), tail(base.said(), 3000))
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s\nbrowserless:\n%s", code, rr.out.String(), rr.errb.String(), apptest.Tail(base.said(), 3000))
 	}
 	st := pool.Status()
 	if st[0].Opened != 1 || st[1].Opened != 1 {
@@ -51,9 +52,9 @@ func TestRemoteBrowserless(t *testing.T) {
 	if strings.Contains(rr.out.String()+rr.errb.String(), base.token) {
 		t.Error("the run's output shows the token")
 	}
-	s.state(func(s *site) {
-		if s.quotes != 2 {
-			t.Errorf("the site served %d quotes, want 2", s.quotes)
+	s.State(func(s *apptest.Site) {
+		if s.Quotes != 2 {
+			t.Errorf("the site served %d quotes, want 2", s.Quotes)
 		}
 	})
 }
@@ -61,14 +62,12 @@ func TestRemoteBrowserless(t *testing.T) {
 // browserlessServer is a running browserless: its host:port and token.
 type browserlessServer struct {
 	host, token string
-	log         *syncBuffer
+	log         *apptest.SyncBuffer
 }
 
 // said is what browserless has printed so far.
 func (bs *browserlessServer) said() string {
-	bs.log.mu.Lock()
-	defer bs.log.mu.Unlock()
-	return bs.log.b.String()
+	return bs.log.String()
 }
 
 // startBrowserless starts browserless on a free loopback port. It runs
@@ -97,7 +96,7 @@ func startBrowserless(t *testing.T) *browserlessServer {
 	port := freePort(t)
 	var tok [8]byte
 	rand.Read(tok[:])
-	bs := &browserlessServer{host: "127.0.0.1:" + strconv.Itoa(port), token: hex.EncodeToString(tok[:]), log: &syncBuffer{}}
+	bs := &browserlessServer{host: "127.0.0.1:" + strconv.Itoa(port), token: hex.EncodeToString(tok[:]), log: &apptest.SyncBuffer{}}
 	cmd := exec.Command(node, filepath.Join(pkg, "build", "index.js"))
 	cmd.Dir = browserlessDir
 	cmd.Env = append(env, "ROUTES="+routes, "HOST=127.0.0.1", "PORT="+strconv.Itoa(port), "TOKEN="+bs.token, "DEBUG=browserless*,-browserless*trace*")
@@ -109,10 +108,10 @@ func startBrowserless(t *testing.T) *browserlessServer {
 	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("browserless said:\n%s", tail(bs.said(), 3000))
+			t.Logf("browserless said:\n%s", apptest.Tail(bs.said(), 3000))
 		}
 	})
-	waitFor(t, 60*time.Second, "browserless to answer", func() bool {
+	apptest.WaitFor(t, 60*time.Second, "browserless to answer", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		_, err := browser.ResolveEndpoint(ctx, "http://"+bs.host+"?token="+bs.token, &http.Client{})

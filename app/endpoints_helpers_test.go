@@ -9,6 +9,7 @@ import (
 
 	"vroom/agents"
 	"vroom/app/remote"
+	"vroom/app/runner"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
@@ -34,11 +35,13 @@ func startChromium(t *testing.T) *remoteChromium {
 type remoteRun struct {
 	mu   sync.Mutex
 	run  *agents.Run
-	tabs *Tabs
-	out  bytes.Buffer
-	errb bytes.Buffer
-	code int
-	done chan struct{}
+	tabs *runner.Tabs
+	// remote is the run's remote browsers.
+	remote *remote.Pool
+	out    bytes.Buffer
+	errb   bytes.Buffer
+	code   int
+	done   chan struct{}
 	// started is closed when the run has its tabs (env.Ready).
 	started chan struct{}
 }
@@ -50,9 +53,9 @@ func startRemoteRun(t *testing.T, srv *modeltest.Server, task string, args ...st
 	env := testEnv(t, srv)
 	env.Browser = nil
 	rr := &remoteRun{done: make(chan struct{}), started: make(chan struct{})}
-	env.Ready = func(r *agents.Run, tabs *Tabs) {
+	env.Ready = func(b *runner.BuiltRun, pool *remote.Pool) {
 		rr.mu.Lock()
-		rr.run, rr.tabs = r, tabs
+		rr.run, rr.tabs, rr.remote = b.Run, b.Tabs, pool
 		rr.mu.Unlock()
 		close(rr.started)
 	}
@@ -90,8 +93,8 @@ func (rr *remoteRun) pool(t *testing.T) *remote.Pool {
 	}
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
-	if rr.tabs.remote == nil {
+	if rr.remote == nil {
 		t.Fatal("the run has no remote browsers")
 	}
-	return rr.tabs.remote
+	return rr.remote
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -18,16 +19,16 @@ import (
 // work there, and the run succeeds.
 func TestRemoteSpread(t *testing.T) {
 	a, b := startChromium(t), startChromium(t)
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
 	names := []string{"North", "East", "South", "West"}
 	var spawns []map[string]any
 	for _, n := range names {
 		task := "get a quote from the " + n + " desk"
 		spawns = append(spawns, map[string]any{"task": task, "url": s.URL + "/quote.html?name=" + n})
-		srv.Script("executor", quoteExecutor(modeltest.SystemContains(task), 0, 0))
+		srv.Script("executor", apptest.QuoteExecutor(modeltest.SystemContains(task), 0, 0))
 	}
-	srv.Script("planner", plannerScript(spawns...))
+	srv.Script("planner", apptest.PlannerScript(spawns...))
 	rr := startRemoteRun(t, srv, "get four quotes", "--max-agents", "4", "--browser", a.HTTP, "--browser", b.WS)
 	pool := rr.pool(t)
 	if code := rr.wait(t); code != 0 {
@@ -37,9 +38,9 @@ func TestRemoteSpread(t *testing.T) {
 	if len(st) != 2 || st[0].Opened != 2 || st[1].Opened != 2 {
 		t.Fatalf("tabs per endpoint: %+v; want two each", st)
 	}
-	s.state(func(s *site) {
-		if s.quotes != 4 {
-			t.Errorf("the site served %d quotes, want 4", s.quotes)
+	s.State(func(s *apptest.Site) {
+		if s.Quotes != 4 {
+			t.Errorf("the site served %d quotes, want 4", s.Quotes)
 		}
 	})
 	for _, want := range []string{"quote 101", "quote 104"} {
@@ -58,7 +59,7 @@ func TestRemoteSpread(t *testing.T) {
 // in the browser still up.
 func TestRemoteEndpointKilled(t *testing.T) {
 	a, b := startChromium(t), startChromium(t)
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
 	waiting, released := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -67,13 +68,13 @@ func TestRemoteEndpointKilled(t *testing.T) {
 	srv.Script("executor",
 		modeltest.Step{Times: -1, Match: modeltest.SystemContains("task alpha"), Func: func(r *modeltest.Request) modeltest.Reply {
 			once.Do(func() { close(waiting) })
-			return call("wait", "text", "a text that never shows", "timeout_s", 30)
+			return apptest.Call("wait", "text", "a text that never shows", "timeout_s", 30)
 		}},
 		modeltest.Step{Times: -1, Match: modeltest.SystemContains("task beta"), Func: func(r *modeltest.Request) modeltest.Reply {
 			<-released
-			return done("beta is fine", true)
+			return apptest.Done("beta is fine", true)
 		}},
-		quoteExecutor(modeltest.SystemContains("task gamma"), 0, 0))
+		apptest.QuoteExecutor(modeltest.SystemContains("task gamma"), 0, 0))
 	srv.Script("planner", killedPlanner(s.URL))
 	rr := startRemoteRun(t, srv, "three tasks", "--json", "--browser", a.WS, "--browser", b.HTTP)
 	pool := rr.pool(t)
@@ -89,9 +90,9 @@ func TestRemoteEndpointKilled(t *testing.T) {
 		live = pool.Status()[1].Name
 	}
 	dead.Kill()
-	waitFor(t, 20*time.Second, "alpha to fail", func() bool { return procOf(t, rr, "task alpha").State == agents.ProcFailed })
+	apptest.WaitFor(t, 20*time.Second, "alpha to fail", func() bool { return procOf(t, rr, "task alpha").State == agents.ProcFailed })
 	close(released)
-	waitFor(t, 30*time.Second, "gamma to start", func() bool { return procOf(t, rr, "task gamma").Tab != "" })
+	apptest.WaitFor(t, 30*time.Second, "gamma to start", func() bool { return procOf(t, rr, "task gamma").Tab != "" })
 	gamma := procOf(t, rr, "task gamma")
 	if where := pool.Where(gamma.Tab); where != live {
 		t.Errorf("gamma's tab is in %q, want the live endpoint %q", where, live)
@@ -106,10 +107,10 @@ func TestRemoteEndpointKilled(t *testing.T) {
 // reported gone it spawns gamma, then waits for all and finishes.
 func killedPlanner(site string) modeltest.Step {
 	spawn := func(name string) modeltest.Reply {
-		return call("spawn", "task", "task "+name, "url", site+"/quote.html?name="+name)
+		return apptest.Call("spawn", "task", "task "+name, "url", site+"/quote.html?name="+name)
 	}
 	return modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		made := calls(r)
+		made := apptest.Calls(r)
 		switch {
 		case r.ToolResults() == 0:
 			return spawn("alpha")
@@ -118,11 +119,11 @@ func killedPlanner(site string) modeltest.Step {
 		case !strings.Contains(made, "gamma") && strings.Contains(r.Text(), "tab is gone"):
 			return spawn("gamma")
 		case strings.Contains(made, "gamma") && strings.Contains(r.LastText(), `"running":[]`):
-			return done("alpha lost its browser; "+summaries(r), true)
+			return apptest.Done("alpha lost its browser; "+apptest.Summaries(r), true)
 		case strings.Contains(made, "gamma"):
-			return call("wait", "mode", "all")
+			return apptest.Call("wait", "mode", "all")
 		}
-		return call("wait", "mode", "any")
+		return apptest.Call("wait", "mode", "any")
 	}}
 }
 
@@ -143,7 +144,7 @@ func procOf(t *testing.T, rr *remoteRun, task string) agents.ProcInfo {
 
 // checkKilledRun checks the end of TestRemoteEndpointKilled: alpha failed
 // with its tab gone, beta and gamma succeeded, gamma's quote was served.
-func checkKilledRun(t *testing.T, rr *remoteRun, s *site) {
+func checkKilledRun(t *testing.T, rr *remoteRun, s *apptest.Site) {
 	t.Helper()
 	for task, want := range map[string]agents.ProcState{"task alpha": agents.ProcFailed, "task beta": agents.ProcDone, "task gamma": agents.ProcDone} {
 		p := procOf(t, rr, task)
@@ -154,9 +155,9 @@ func checkKilledRun(t *testing.T, rr *remoteRun, s *site) {
 			t.Errorf("alpha's summary does not say its tab is gone: %q", p.Summary)
 		}
 	}
-	s.state(func(s *site) {
-		if s.quotes != 1 {
-			t.Errorf("the site served %d quotes, want 1 (gamma's)", s.quotes)
+	s.State(func(s *apptest.Site) {
+		if s.Quotes != 1 {
+			t.Errorf("the site served %d quotes, want 1 (gamma's)", s.Quotes)
 		}
 	})
 	t.Log(fmt.Sprintf("alpha: %q", procOf(t, rr, "task alpha").Summary))

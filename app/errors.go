@@ -2,8 +2,8 @@ package app
 
 import "errors"
 
-// Errors the bound methods and the run builder return; the UI shows their
-// messages, so each reads as a sentence about what to do.
+// Errors the bound methods return; the UI shows their messages, so each
+// reads as a sentence about what to do.
 var (
 	// ErrBrowserNotReady is returned while the browser is still starting
 	// (or failed to start: the error then says why).
@@ -21,12 +21,6 @@ var (
 	// ErrNoAgent is returned for an agent name the active run does not
 	// have.
 	ErrNoAgent = errors.New("no such agent in this run")
-	// ErrNoAPIKey is returned by BuildRun when no key is set and the base
-	// URL is not a local server; each face adds where a key can be set.
-	ErrNoAPIKey = errors.New("no API key")
-	// ErrRunLogIncomplete wraps an error writing or closing a run's log:
-	// the run itself went on, but its history and replay may lack records.
-	ErrRunLogIncomplete = errors.New("the run log may be incomplete")
 	// ErrNoDisplay is returned by RunDesktop where no graphical session
 	// answers: the window cannot open, but vroom run works headless.
 	ErrNoDisplay = errors.New("the Vroom window needs a graphical session (X11 or Wayland); 'vroom run TASK' works headless")

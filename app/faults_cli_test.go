@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -22,18 +23,18 @@ import (
 // closed.
 func TestFaultRunBrowserKilled(t *testing.T) {
 	needBrowser(t)
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
-	srv.Then("planner", call("spawn", "task", "quote", "url", s.URL+"/quote.html"), call("wait", "mode", "all"), done("never", true))
+	srv.Then("planner", apptest.Call("spawn", "task", "quote", "url", s.URL+"/quote.html"), apptest.Call("wait", "mode", "all"), apptest.Done("never", true))
 	working := make(chan struct{})
 	var once sync.Once
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(*modeltest.Request) modeltest.Reply {
 		once.Do(func() { close(working) })
-		return modeltest.Slow(time.Minute, call("read_page"))
+		return modeltest.Slow(time.Minute, apptest.Call("read_page"))
 	}})
 	r := startCLI(t, "sk-test-fault", nil, "run", "--json", "--profile", "persistent", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "get a quote")
 	r.await(t, working, 30*time.Second, "the executor calling the model")
-	died := killChromium(t, filepath.Join(r.dir, "profile"))
+	died := apptest.KillChromium(t, filepath.Join(r.dir, "profile"))
 	err := r.wait(t, 10*time.Second)
 	took := r.exitedAt.Sub(died)
 	var ee *exec.ExitError

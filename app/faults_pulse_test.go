@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 )
@@ -30,7 +31,7 @@ func TestFaultSoundServerKilledMidMessage(t *testing.T) {
 	srv.Script("planner", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch n := r.ToolResults(); {
 		case n == 0:
-			return call("speak", "text", "Here is a long story.")
+			return apptest.Call("speak", "text", "Here is a long story.")
 		case n == 1:
 			// The long story is playing: the next message waits for the
 			// server's death.
@@ -39,11 +40,11 @@ func TestFaultSoundServerKilledMidMessage(t *testing.T) {
 			case <-time.After(30 * time.Second):
 			}
 		case strings.HasPrefix(r.LastText(), "said"):
-			return done("spoke twice", true)
+			return apptest.Done("spoke twice", true)
 		}
 		// Again until the floor is free: the dead server's message holds
 		// it until the voice sees the device gone.
-		return modeltest.Slow(50*time.Millisecond, call("speak", "text", "And this comes afterwards."))
+		return modeltest.Slow(50*time.Millisecond, apptest.Call("speak", "text", "And this comes afterwards."))
 	}})
 	e := listenTone(t, "fault_speaker.monitor", 500, server)
 	r := startVoiceRun(t, srv, server)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 )
@@ -186,7 +187,7 @@ func TestFaultVoiceLastMessageFinishes(t *testing.T) {
 	const long = 1500 * time.Millisecond
 	srv := modeltest.New(t)
 	toneSpeech(srv, map[string]tone{"last word": {freq: 700, d: long}})
-	srv.Then("planner", call("speak", "text", "This is my last word."), done("said it", true))
+	srv.Then("planner", apptest.Call("speak", "text", "This is my last word."), apptest.Done("said it", true))
 	e := listenTone(t, "vroom_speaker.monitor", 700)
 	r := startVoiceRun(t, srv)
 	if err := r.wait(t, 40*time.Second); err != nil {
@@ -223,7 +224,7 @@ func TestFaultVoiceSecondInterruptQuits(t *testing.T) {
 	testenv.NeedPulse(t)
 	srv := modeltest.New(t)
 	toneSpeech(srv, map[string]tone{"long story": {freq: 900, d: 20 * time.Second}})
-	srv.Then("planner", call("speak", "text", "Here is a long story."), modeltest.Slow(time.Minute, done("never", true)))
+	srv.Then("planner", apptest.Call("speak", "text", "Here is a long story."), modeltest.Slow(time.Minute, apptest.Done("never", true)))
 	e := listenTone(t, "vroom_speaker.monitor", 900)
 	r := startVoiceRun(t, srv)
 	select {

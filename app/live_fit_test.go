@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/app/internal/apptest"
 	"vroom/browser"
 )
 
@@ -160,7 +161,7 @@ func TestLiveFitViewport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 10*time.Second, "the click reported", func() bool { return log.last(&log.clicks) != "" })
+	apptest.WaitFor(t, 10*time.Second, "the click reported", func() bool { return log.last(&log.clicks) != "" })
 	if got := log.last(&log.clicks); got != "x=960&y=535&h=714" {
 		t.Fatalf("the click landed at %s, want x=960&y=535&h=714", got)
 	}
@@ -168,7 +169,7 @@ func TestLiveFitViewport(t *testing.T) {
 	if err := tab.ForwardPointer(ctx, wheel); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the wheel scrolled the page", func() bool { return strings.HasPrefix(log.last(&log.scroll), "y=") && log.last(&log.scroll) != "y=0" })
+	apptest.WaitFor(t, 10*time.Second, "the wheel scrolled the page", func() bool { return strings.HasPrefix(log.last(&log.scroll), "y=") && log.last(&log.scroll) != "y=0" })
 
 	if err := tab.FitViewport(ctx, 0, 0); err != nil {
 		t.Fatal(err)

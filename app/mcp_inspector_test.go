@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/app/internal/apptest"
 	"vroom/internal/testenv"
 )
 
@@ -66,7 +67,7 @@ func structured(t *testing.T, v map[string]any) map[string]any {
 func TestMCPInspectorStdio(t *testing.T) {
 	inspector(t)
 	h := newMCPHarness(t) // for its browser check and scripted model
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	scriptQuote(h.srv, s, 0)
 	dir := t.TempDir()
 	env := []string{"-e", cliEnv + "=1", "-e", "VROOM_DATA_DIR=" + dir, "-e", "VROOM_CONFIG_DIR=" + dir,
@@ -101,7 +102,7 @@ func TestMCPInspectorHTTP(t *testing.T) {
 	inspector(t)
 	h := newMCPHarness(t)
 	h.serveHTTP(t)
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	conn := []string{"--transport", "http", "--server-url", h.url, "--header", "Authorization: Bearer " + h.token}
 
 	opened := structured(t, inspect(t, append(conn, "--method", "tools/call", "--tool-name", "open", "--tool-arg", "url="+s.URL+"/shop.html")...))

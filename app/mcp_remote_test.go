@@ -9,6 +9,7 @@ import (
 
 	"vroom/agents"
 	"vroom/app/config"
+	"vroom/app/internal/apptest"
 	"vroom/app/remote"
 	"vroom/internal/modeltest"
 )
@@ -55,14 +56,14 @@ func newRemoteMCPHarness(t *testing.T, endpoints ...string) (*mcpHarness, *remot
 func TestMCPRemoteEndpoints(t *testing.T) {
 	a, b := startChromium(t), startChromium(t)
 	h, pool := newRemoteMCPHarness(t, a.HTTP, b.WS)
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	var spawns []map[string]any
 	for _, n := range []string{"North", "South"} {
 		task := "get a quote from the " + n + " desk"
 		spawns = append(spawns, map[string]any{"task": task, "url": s.URL + "/quote.html?name=" + n})
-		h.srv.Script("executor", quoteExecutor(modeltest.SystemContains(task), 0, 0))
+		h.srv.Script("executor", apptest.QuoteExecutor(modeltest.SystemContains(task), 0, 0))
 	}
-	h.srv.Script("planner", plannerScript(spawns...))
+	h.srv.Script("planner", apptest.PlannerScript(spawns...))
 	cs := h.connect(t, "stdio", nil)
 	out, _ := callRun(t, cs, map[string]any{"task": "get two quotes", "max_agents": 2})
 	if !out.Success || len(out.Agents) != 2 {
@@ -72,9 +73,9 @@ func TestMCPRemoteEndpoints(t *testing.T) {
 	if len(st) != 2 || st[0].Opened < 1 || st[1].Opened < 1 {
 		t.Fatalf("tabs per endpoint: %+v; want the run's in both", st)
 	}
-	s.state(func(s *site) {
-		if s.quotes != 2 {
-			t.Errorf("the site served %d quotes, want 2", s.quotes)
+	s.State(func(s *apptest.Site) {
+		if s.Quotes != 2 {
+			t.Errorf("the site served %d quotes, want 2", s.Quotes)
 		}
 	})
 	var page pageResult

@@ -11,6 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"vroom/agents"
+	"vroom/app/runner"
+	"vroom/browser"
 )
 
 // runTaskArgs is run_task's input.
@@ -76,9 +78,9 @@ func (s *mcpServer) runTask(ctx context.Context, req *mcp.CallToolRequest, in ru
 		return nil, runTaskResult{}, err
 	}
 	defer undo()
-	b, err := BuildRun(s.ctx, spec)
+	b, err := runner.BuildRun(s.ctx, spec)
 	if err != nil {
-		if errors.Is(err, ErrNoAPIKey) {
+		if errors.Is(err, runner.ErrNoAPIKey) {
 			err = fmt.Errorf("%w: %s", err, mcpKeyHint)
 		}
 		return nil, runTaskResult{}, fmt.Errorf("run_task: %w", err)
@@ -105,29 +107,29 @@ const mcpKeyHint = "set OPENAI_API_KEY in the MCP server's environment (the clie
 // runSpec is the run the call asks for. undo gives back what the call
 // lent the run once it is over: the client's tabs, and the tabs opened at
 // the urls (closed).
-func (s *mcpServer) runSpec(ctx context.Context, req *mcp.CallToolRequest, in runTaskArgs) (RunSpec, func(), error) {
+func (s *mcpServer) runSpec(ctx context.Context, req *mcp.CallToolRequest, in runTaskArgs) (runner.RunSpec, func(), error) {
 	st := s.env.Settings
 	switch {
 	case strings.TrimSpace(in.Task) == "":
-		return RunSpec{}, nil, errors.New("run_task: task is empty")
+		return runner.RunSpec{}, nil, errors.New("run_task: task is empty")
 	case in.MaxAgents < 0 || in.MaxAgents > 16:
-		return RunSpec{}, nil, fmt.Errorf("run_task: max_agents must be between 1 and 16, not %d", in.MaxAgents)
+		return runner.RunSpec{}, nil, fmt.Errorf("run_task: max_agents must be between 1 and 16, not %d", in.MaxAgents)
 	case in.MaxAgents > 0:
 		st.Budgets.MaxAgents = in.MaxAgents
 	}
 	for _, h := range in.AllowedHosts {
 		if err := agents.ValidateHost(h); err != nil {
-			return RunSpec{}, nil, fmt.Errorf("run_task: allowed_hosts: %w", err)
+			return runner.RunSpec{}, nil, fmt.Errorf("run_task: allowed_hosts: %w", err)
 		}
 	}
 	tabs, undo, err := s.lendTabs(ctx, in)
 	if err != nil {
-		return RunSpec{}, nil, err
+		return runner.RunSpec{}, nil, err
 	}
 	el := elicitor{ss: req.Session, call: ctx}
 	id := agents.NewRunID(time.Now())
 	p := &progress{ss: req.Session, call: ctx, token: req.Params.GetProgressToken(), runID: id, procs: map[int]string{}}
-	spec := RunSpec{
+	spec := runner.RunSpec{
 		ID: id, Task: in.Task, Tabs: tabs, Browser: s.env.Browser, Endpoints: s.env.Endpoints, Settings: st, Key: s.env.Key, DataDir: s.env.DataDir,
 		// Leaving the run's sites asks the client's user, as irreversible
 		// actions do; a client that cannot ask has both denied.
@@ -152,14 +154,12 @@ func (s *mcpServer) runSpec(ctx context.Context, req *mcp.CallToolRequest, in ru
 // back.
 func (s *mcpServer) lendTabs(ctx context.Context, in runTaskArgs) (ids []string, undo func(), err error) {
 	var lent []*drivenTab
-	var opened []string
+	var opened []*browser.Tab
 	undo = func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeGrace)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), runner.CloseGrace)
 		defer cancel()
-		for _, id := range opened {
-			if t, err := s.tabs.tab(id); err == nil {
-				t.Close(cctx) // a tab already gone is what was wanted
-			}
+		for _, t := range opened {
+			t.Close(cctx) // a tab already gone is what was wanted
 		}
 		for _, d := range lent {
 			s.takeBack(cctx, d)
@@ -180,12 +180,12 @@ func (s *mcpServer) lendTabs(ctx context.Context, in runTaskArgs) (ids []string,
 			undo()
 			return nil, nil, fmt.Errorf("run_task: urls: %q is not an http or https URL", raw)
 		}
-		t, err := s.tabs.open(ctx, raw) // a remote browser's, when the settings name some
+		t, err := s.tabs.NewTab(ctx, raw) // a remote browser's, when the settings name some
 		if err != nil {
 			undo()
 			return nil, nil, fmt.Errorf("run_task: open %s: %w", raw, err)
 		}
-		opened = append(opened, t.ID())
+		opened = append(opened, t)
 		ids = append(ids, t.ID())
 	}
 	return ids, undo, nil

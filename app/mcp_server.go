@@ -12,6 +12,7 @@ import (
 	"vroom/agents"
 	"vroom/app/config"
 	"vroom/app/remote"
+	"vroom/app/runner"
 	"vroom/browser"
 )
 
@@ -75,7 +76,7 @@ type mcpServer struct {
 	server *mcp.Server
 	// tabs lends the browser's tabs to the client, through the same
 	// adapter the agents use (compact observations, diffs, verified input).
-	tabs *Tabs
+	tabs *runner.Tabs
 
 	mu     sync.Mutex
 	runs   map[string]*agents.Run // by run id
@@ -89,8 +90,7 @@ func newMCPServer(ctx context.Context, env mcpEnv) *mcpServer {
 		env.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &mcpServer{env: env, ctx: ctx, runs: map[string]*agents.Run{}, driven: map[string]*drivenTab{}}
-	s.tabs = NewTabs(ctx, env.Browser, browser.ObserveOptions{})
-	s.tabs.remote = env.Endpoints
+	s.tabs = runner.NewTabs(ctx, env.Browser, env.Endpoints, browser.ObserveOptions{})
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "vroom", Title: "Vroom", Version: "1"}, &mcp.ServerOptions{
 		Instructions: mcpInstructions,
 		// See mcpProtocols for why not the newest.

@@ -15,6 +15,7 @@ import (
 
 	"vroom/agents"
 	"vroom/app/config"
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -166,9 +167,9 @@ func contentText(res *mcp.CallToolResult) string {
 // scriptQuote scripts a careful run on the quote desk: the planner sends
 // one agent, which clicks "Get quote", reads until the quote shows and
 // reports it.
-func scriptQuote(srv *modeltest.Server, s *site, delay time.Duration) {
-	srv.Script("planner", plannerScript(map[string]any{"task": "get a quote from the desk", "url": s.URL + "/quote.html?name=North"}))
-	srv.Script("executor", quoteExecutor(modeltest.Any(), delay, 1))
+func scriptQuote(srv *modeltest.Server, s *apptest.Site, delay time.Duration) {
+	srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote from the desk", "url": s.URL + "/quote.html?name=North"}))
+	srv.Script("executor", apptest.QuoteExecutor(modeltest.Any(), delay, 1))
 }
 
 // run_task on a fixture site: the site served one quote, the result holds
@@ -179,7 +180,7 @@ func TestMCPRunTask(t *testing.T) {
 	for _, transport := range mcpTransports {
 		t.Run(transport, func(t *testing.T) {
 			h := newMCPHarness(t)
-			s := newSite(t)
+			s := apptest.NewSite(t)
 			scriptQuote(h.srv, s, 0)
 			cs := h.connect(t, transport, nil)
 			out, res := callRun(t, cs, map[string]any{"task": "get a quote from the North desk"})
@@ -192,9 +193,9 @@ func TestMCPRunTask(t *testing.T) {
 			if txt := contentText(res); !strings.Contains(txt, "Run "+out.RunID+" done") || !strings.Contains(txt, "agent 1") {
 				t.Fatalf("text result: %s", txt)
 			}
-			s.state(func(s *site) {
-				if s.quotes != 1 {
-					t.Errorf("the site served %d quotes", s.quotes)
+			s.State(func(s *apptest.Site) {
+				if s.Quotes != 1 {
+					t.Errorf("the site served %d quotes", s.Quotes)
 				}
 			})
 			checkProgressOrder(t, h, out.RunID)
@@ -210,7 +211,7 @@ func checkProgressOrder(t *testing.T, h *mcpHarness, id string) {
 	// The client handles notifications apart from the call's answer, so
 	// the last may still be on its way when the call returns.
 	end := "run " + id + ": done"
-	waitFor(t, 5*time.Second, "the run's end as progress", func() bool {
+	apptest.WaitFor(t, 5*time.Second, "the run's end as progress", func() bool {
 		return slices.ContainsFunc(h.messages(), func(m string) bool { return strings.HasPrefix(m, end) })
 	})
 	msgs := h.messages()
@@ -262,10 +263,10 @@ func TestMCPStopRun(t *testing.T) {
 	for _, transport := range mcpTransports {
 		t.Run(transport, func(t *testing.T) {
 			h := newMCPHarness(t)
-			s := newSite(t)
-			h.srv.Script("planner", plannerScript(map[string]any{"task": "read the desk's page until told to stop", "url": s.URL + "/quote.html"}))
+			s := apptest.NewSite(t)
+			h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read the desk's page until told to stop", "url": s.URL + "/quote.html"}))
 			h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-				return modeltest.Slow(100*time.Millisecond, call("read_page"))
+				return modeltest.Slow(100*time.Millisecond, apptest.Call("read_page"))
 			}})
 			cs := h.connect(t, transport, nil)
 			type ended struct {
@@ -283,7 +284,7 @@ func TestMCPStopRun(t *testing.T) {
 				done <- ended{out, err}
 			}()
 			id := ""
-			waitFor(t, 30*time.Second, "the agent's first step", func() bool {
+			apptest.WaitFor(t, 30*time.Second, "the agent's first step", func() bool {
 				for _, m := range h.messages() {
 					if r, ok := strings.CutPrefix(m, "run "); ok && id == "" {
 						id, _, _ = strings.Cut(r, ":")

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"vroom/agents"
+	"vroom/app/runner"
 	"vroom/browser"
 )
 
@@ -19,7 +20,7 @@ import (
 
 // drivenTab is a tab the client drives.
 type drivenTab struct {
-	tab *agentTab
+	tab *runner.Tab
 	// guard is the exfiltration guard over the tab (mcp_guard.go), which
 	// also holds its sites: where it opened, and the hosts the user
 	// allowed. The client observes and acts through it.
@@ -145,16 +146,15 @@ func (s *mcpServer) open(ctx context.Context, req *mcp.CallToolRequest, in openA
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return nil, pageResult{}, fmt.Errorf("open %q: only http and https URLs", in.URL)
 	}
-	t, err := s.tabs.Open(ctx, mcpOwner, in.URL)
+	at, err := s.tabs.OpenTab(ctx, mcpOwner, in.URL)
 	if err != nil {
 		return nil, pageResult{}, err
 	}
-	at := t.(*agentTab) // Tabs hands out its own adapter
 	d := &drivenTab{tab: at, allowed: map[string]bool{}}
 	if d.guard, err = s.guardTab(d, u.Hostname()); err != nil {
 		s.tabs.Release(at, mcpOwner)
 		// Unguarded, the tab is not the client's to drive.
-		return nil, pageResult{}, errors.Join(err, at.t.Close(context.WithoutCancel(ctx)))
+		return nil, pageResult{}, errors.Join(err, at.Close(context.WithoutCancel(ctx)))
 	}
 	s.mu.Lock()
 	s.driven[at.ID()] = d
@@ -323,7 +323,7 @@ func (s *mcpServer) closeTab(ctx context.Context, req *mcp.CallToolRequest, in t
 	s.mu.Unlock()
 	d.guard.Stop()
 	s.tabs.Release(d.tab, mcpOwner)
-	if err := d.tab.t.Close(ctx); err != nil && !errors.Is(err, browser.ErrTabClosed) {
+	if err := d.tab.Close(ctx); err != nil && !errors.Is(err, browser.ErrTabClosed) {
 		return nil, closeResult{}, fmt.Errorf("close tab %s: %w", in.Tab, err)
 	}
 	return nil, closeResult{Tab: in.Tab, Closed: true}, nil
@@ -347,7 +347,7 @@ func (s *mcpServer) lend(id string) (*drivenTab, error) {
 // guarded again; a tab the run closed, or that cannot be guarded, is
 // forgotten.
 func (s *mcpServer) takeBack(ctx context.Context, d *drivenTab) {
-	t, err := s.tabs.Attach(ctx, mcpOwner, d.tab.ID())
+	t, err := s.tabs.AttachTab(ctx, mcpOwner, d.tab.ID())
 	if err == nil {
 		if err = d.guard.Resume(s.ctx, t); err != nil {
 			s.tabs.Release(t, mcpOwner)
@@ -360,7 +360,7 @@ func (s *mcpServer) takeBack(ctx context.Context, d *drivenTab) {
 		delete(s.driven, d.tab.ID())
 		return
 	}
-	d.tab, d.lentTo = t.(*agentTab), ""
+	d.tab, d.lentTo = t, ""
 }
 
 // closeDriven closes the client's tabs (the server is closing).
@@ -376,7 +376,7 @@ func (s *mcpServer) closeDriven(ctx context.Context) error {
 	for _, d := range tabs {
 		d.guard.Stop()
 		s.tabs.Release(d.tab, mcpOwner)
-		if err := d.tab.t.Close(ctx); err != nil && !errors.Is(err, browser.ErrTabClosed) && !errors.Is(err, browser.ErrBrowserClosed) {
+		if err := d.tab.Close(ctx); err != nil && !errors.Is(err, browser.ErrTabClosed) && !errors.Is(err, browser.ErrBrowserClosed) {
 			errs = append(errs, fmt.Errorf("close tab %s: %w", d.tab.ID(), err))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -44,13 +45,13 @@ func TestMCPRunIrreversible(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := newMCPHarness(t)
-			s := newSite(t)
-			scriptBuyer(h.srv, s)
+			s := apptest.NewSite(t)
+			apptest.ScriptBuyer(h.srv, s)
 			cs := h.connect(t, c.transport, c.elicit)
 			out, _ := callRun(t, cs, map[string]any{"task": "buy the mug in my cart"})
-			s.state(func(s *site) {
-				if s.orders != c.orders {
-					t.Fatalf("%d orders placed, want %d (result %+v)", s.orders, c.orders, out)
+			s.State(func(s *apptest.Site) {
+				if s.Orders != c.orders {
+					t.Fatalf("%d orders placed, want %d (result %+v)", s.Orders, c.orders, out)
 				}
 			})
 			h.mu.Lock()
@@ -107,7 +108,7 @@ func TestMCPEngineTools(t *testing.T) {
 	}{{"http", nil}, {"stdio", answer("accept", answerAllowOnce)}} {
 		t.Run(c.transport, func(t *testing.T) {
 			h := newMCPHarness(t)
-			s := newSite(t)
+			s := apptest.NewSite(t)
 			cs := h.connect(t, c.transport, c.elicit)
 			var page pageResult
 			callTool(t, cs, "open", map[string]any{"url": s.URL + "/shop.html"}, &page)
@@ -146,9 +147,9 @@ func TestMCPEngineTools(t *testing.T) {
 			} else if res.IsError || !clicked.Effect || !strings.Contains(clicked.Changes, "Order placed") {
 				t.Fatalf("click allowed: %s", contentText(res))
 			}
-			s.state(func(s *site) {
-				if s.orders != want {
-					t.Fatalf("%d orders, want %d", s.orders, want)
+			s.State(func(s *apptest.Site) {
+				if s.Orders != want {
+					t.Fatalf("%d orders, want %d", s.Orders, want)
 				}
 			})
 			var closed closeResult

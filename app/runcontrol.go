@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/runner"
 	"vroom/voice"
 )
 
@@ -17,9 +18,9 @@ type activeRun struct {
 	id      string
 	task    string
 	attach  []string
-	built   *BuiltRun
+	built   *runner.BuiltRun
 	run     *agents.Run  // built.Run
-	tabs    *Tabs        // built.Tabs
+	tabs    *runner.Tabs // built.Tabs
 	voice   *voice.Voice // built.Voice; nil: text-only
 	started time.Time
 	done    chan struct{}
@@ -130,7 +131,7 @@ func (a *App) buildRun(s *session, task string, tabs []string) (*activeRun, erro
 		return nil, err
 	}
 	r := &activeRun{id: agents.NewRunID(time.Now()), task: task, attach: tabs, done: make(chan struct{}), state: "running"}
-	built, err := BuildRun(s.ctx, RunSpec{
+	built, err := runner.BuildRun(s.ctx, runner.RunSpec{
 		ID: r.id, Task: task, Tabs: tabs, Browser: b, Endpoints: remote, Settings: st, DataDir: dir, Voice: !a.opts.TextOnly,
 		Key: func(ctx context.Context) (string, error) {
 			k, _, err := a.secrets.APIKey(ctx)
@@ -145,7 +146,7 @@ func (a *App) buildRun(s *session, task string, tabs []string) (*activeRun, erro
 		Warn:   func(err error) { a.log.Warn("the run is text-only", "err", err) },
 		Edit:   a.opts.EditRun,
 	})
-	if errors.Is(err, ErrNoAPIKey) {
+	if errors.Is(err, runner.ErrNoAPIKey) {
 		return nil, fmt.Errorf("%w: add one in Settings, or point the base URL at a local server", err)
 	}
 	if err != nil {
@@ -199,7 +200,7 @@ func (r *activeRun) finish(res agents.Result, err, closeErr error) {
 	case errors.Is(err, agents.ErrKilled):
 		r.stop = "killed"
 	}
-	if errors.Is(closeErr, ErrRunLogIncomplete) {
+	if errors.Is(closeErr, runner.ErrRunLogIncomplete) {
 		r.summary = strings.TrimSpace(r.summary + " (The run log may be incomplete: it could not be written whole.)")
 	}
 }

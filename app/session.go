@@ -218,3 +218,26 @@ func (a *App) BrowserState() BrowserState {
 	}
 	return BrowserState{}
 }
+
+// relaunchOnLoss starts the session's browser again whenever it dies,
+// until ctx ends: the desktop goes on with a fresh browser (the run, if
+// any, hears of the loss through watchBrowser). The UI sees the browser
+// go (an error state) and come back (ready, with the new tab list).
+func (a *App) relaunchOnLoss(ctx context.Context, b *browser.Browser) {
+	events := b.Subscribe(ctx)
+	for ev := range events {
+		if ev.Kind != browser.BrowserClosed || ctx.Err() != nil {
+			continue
+		}
+		a.log.Warn("the browser closed; relaunching", "err", ev.Err)
+		a.emit(EventBrowser, BrowserState{Error: "the browser closed (" + ev.Err + "); restarting it"})
+		if err := b.Relaunch(ctx); err != nil {
+			a.log.Error("relaunch the browser", "err", err)
+			a.emit(EventBrowser, BrowserState{Error: fmt.Sprintf("the browser closed and could not be restarted: %v", err)})
+			continue
+		}
+		a.pickActive("")
+		a.emit(EventBrowser, BrowserState{Ready: true})
+		a.emitTabs()
+	}
+}

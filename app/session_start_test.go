@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestTaskBeforeTheWindowLoaded(t *testing.T) {
 	t.Parallel()
 	srv := modeltest.New(t)
-	srv.Script("planner", modeltest.Step{Reply: done("nothing to do", true)})
+	srv.Script("planner", modeltest.Step{Reply: apptest.Done("nothing to do", true)})
 	o, ui, _ := deskOptions(t, srv)
 	a := New(o) // the window has not reported its page loaded: no session yet
 	a.startup(t.Context())
@@ -51,27 +52,4 @@ func TestTaskBeforeTheWindowLoaded(t *testing.T) {
 	if s := late.startSession(); s != nil {
 		t.Fatal("a session started after the window began closing")
 	}
-}
-
-// TestStartNoticeNamesTheTitle: the transcript names an agent's new tab by
-// the page's title and host once it has loaded, never by its target id
-// and not by the host alone because the title came a moment late.
-func TestStartNoticeNamesTheTitle(t *testing.T) {
-	t.Parallel()
-	s := newSite(t)
-	h := newHarness(t, nil)
-	h.srv.Script("planner", plannerScript(map[string]any{"task": "read the quote page", "url": s.URL + "/quote.html"}))
-	h.srv.Script("executor", modeltest.Step{Times: -1, Reply: done("read it", true)})
-	h.execute(t, "read the quote page")
-	var notices []string
-	for _, e := range h.Room().Transcript() {
-		notices = append(notices, e.Text)
-	}
-	want := "agent 1 started on Quote desk (127.0.0.1): read the quote page"
-	for _, n := range notices {
-		if n == want {
-			return
-		}
-	}
-	t.Fatalf("no %q in the transcript: %q", want, notices)
 }

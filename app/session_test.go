@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 )
@@ -26,7 +27,7 @@ import (
 func TestSessionTabs(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	info, err := d.NewTab(s.URL + "/form.html")
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +73,7 @@ func TestSessionTabs(t *testing.T) {
 func TestSessionTabsCoalesced(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t, func(o *Options) { o.TabsCoalesce = 200 * time.Millisecond })
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	var mu sync.Mutex
 	raw := 0
@@ -125,9 +126,9 @@ func TestSessionTabsCoalesced(t *testing.T) {
 func TestSessionRun(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
-	s := newSite(t)
-	d.srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
-	d.srv.Script("executor", quoteExecutor(modeltest.Any(), 0, 0))
+	s := apptest.NewSite(t)
+	d.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	d.srv.Script("executor", apptest.QuoteExecutor(modeltest.Any(), 0, 0))
 	res, err := d.Submit("get me a quote from the desk", nil)
 	if err != nil || res.Kind != "task" || res.RunID == "" {
 		t.Fatalf("submit: %+v, %v", res, err)
@@ -145,9 +146,9 @@ func TestSessionRun(t *testing.T) {
 	if v.State != "done" || len(v.Procs) != 1 || !strings.Contains(v.Summary, "quote 101") {
 		t.Fatalf("run ended %+v", v)
 	}
-	s.state(func(s *site) {
-		if s.quotes != 1 {
-			t.Fatalf("the site served %d quotes", s.quotes)
+	s.State(func(s *apptest.Site) {
+		if s.Quotes != 1 {
+			t.Fatalf("the site served %d quotes", s.Quotes)
 		}
 	})
 	h, err := d.History()
@@ -167,7 +168,7 @@ func TestSessionRun(t *testing.T) {
 func TestSessionAttachedTab(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	info, err := d.NewTab(s.URL + "/login")
 	if err != nil {
 		t.Fatal(err)
@@ -175,15 +176,15 @@ func TestSessionAttachedTab(t *testing.T) {
 	closeLater(t, info.ID)
 	d.srv.Script("planner", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if r.ToolResults() == 0 {
-			return call("spawn", "task", "read the account page", "tab", info.ID)
+			return apptest.Call("spawn", "task", "read the account page", "tab", info.ID)
 		}
 		if strings.Contains(r.LastText(), `"running":[]`) {
-			return done("read it", true)
+			return apptest.Done("read it", true)
 		}
-		return call("wait", "mode", "all")
+		return apptest.Call("wait", "mode", "all")
 	}})
 	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		return done("signed in as ada: "+fmt.Sprint(strings.Contains(r.Text(), "ada")), true)
+		return apptest.Done("signed in as ada: "+fmt.Sprint(strings.Contains(r.Text(), "ada")), true)
 	}})
 	if _, err := d.Submit("summarise my account", []string{info.ID}); err != nil {
 		t.Fatal(err)
@@ -214,8 +215,8 @@ func TestSessionConfirmCard(t *testing.T) {
 		t.Run(tc.answer, func(t *testing.T) {
 			t.Parallel()
 			d := newDesk(t)
-			s := newSite(t)
-			scriptBuyer(d.srv, s)
+			s := apptest.NewSite(t)
+			apptest.ScriptBuyer(d.srv, s)
 			if _, err := d.Submit("buy the mug", nil); err != nil {
 				t.Fatal(err)
 			}
@@ -227,8 +228,8 @@ func TestSessionConfirmCard(t *testing.T) {
 			if cards := d.Cards(); len(cards) != 1 || cards[0].ID != c.ID {
 				t.Fatalf("waiting cards %+v", cards)
 			}
-			s.state(func(s *site) {
-				if s.orders != 0 {
+			s.State(func(s *apptest.Site) {
+				if s.Orders != 0 {
 					t.Fatal("the order went through before the answer")
 				}
 			})
@@ -243,9 +244,9 @@ func TestSessionConfirmCard(t *testing.T) {
 			}
 			d.ui.wait(t, 5*time.Second, EventCardClosed, 0, func(x any) bool { return x == c.ID })
 			x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
-			s.state(func(s *site) {
-				if s.orders != tc.orders {
-					t.Fatalf("the site received %d orders, want %d", s.orders, tc.orders)
+			s.State(func(s *apptest.Site) {
+				if s.Orders != tc.orders {
+					t.Fatalf("the site received %d orders, want %d", s.Orders, tc.orders)
 				}
 			})
 			if want := map[string]string{"deny": "failed", "once": "done"}[tc.answer]; x.(RunView).State != want {
@@ -260,15 +261,15 @@ func TestSessionConfirmCard(t *testing.T) {
 func TestSessionCorrectAndStop(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
-	s := newSite(t)
-	d.srv.Script("planner", plannerScript(map[string]any{"task": "read the profile", "url": s.URL + "/profile.html"}))
+	s := apptest.NewSite(t)
+	d.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read the profile", "url": s.URL + "/profile.html"}))
 	heard := make(chan struct{})
 	var once sync.Once
 	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if strings.Contains(r.LastText(), "use the most recent repo") {
 			once.Do(func() { close(heard) })
 		}
-		return modeltest.Slow(20*time.Millisecond, call("read_page"))
+		return modeltest.Slow(20*time.Millisecond, apptest.Call("read_page"))
 	}})
 	if err := d.Correct("too early"); err == nil {
 		t.Fatal("a correction with no run was accepted")
@@ -310,7 +311,7 @@ func TestSessionCorrectAndStop(t *testing.T) {
 func TestSessionInput(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	info, err := d.NewTab(s.URL + "/form.html")
 	if err != nil {
 		t.Fatal(err)
@@ -346,7 +347,7 @@ func TestSessionInput(t *testing.T) {
 		}
 	}
 	var got string
-	waitFor(t, 5*time.Second, "the typed text in the field", func() bool {
+	apptest.WaitFor(t, 5*time.Second, "the typed text in the field", func() bool {
 		o, err := tab.Observe(t.Context(), browser.ObserveOptions{})
 		if err != nil {
 			return false
@@ -373,7 +374,7 @@ func TestSessionInput(t *testing.T) {
 func TestSessionLiveEndpoint(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	info, err := d.NewTab(s.URL + "/form.html")
 	if err != nil {
 		t.Fatal(err)
@@ -422,7 +423,7 @@ func TestOmniboxURL(t *testing.T) {
 func TestSessionHandTab(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	mine, err := d.NewTab(s.URL + "/login")
 	if err != nil {
 		t.Fatal(err)
@@ -436,20 +437,20 @@ func TestSessionHandTab(t *testing.T) {
 		last := r.LastText()
 		switch {
 		case r.ToolResults() == 0:
-			return call("spawn", "task", "read the account", "url", s.URL+"/quote.html")
+			return apptest.Call("spawn", "task", "read the account", "url", s.URL+"/quote.html")
 		case strings.Contains(last, "in the person's tab"):
-			return done("read it", true)
+			return apptest.Done("read it", true)
 		case movedTo.MatchString(last):
 			n, _ := strconv.Atoi(movedTo.FindStringSubmatch(last)[1])
-			return call("wait", "pids", []int{n}, "mode", "all")
+			return apptest.Call("wait", "pids", []int{n}, "mode", "all")
 		}
-		return call("wait", "mode", "all")
+		return apptest.Call("wait", "mode", "all")
 	}})
 	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if strings.Contains(r.Text(), "/account.html") {
-			return done("read the account in the person's tab", true)
+			return apptest.Done("read the account in the person's tab", true)
 		}
-		return modeltest.Slow(50*time.Millisecond, call("read_page"))
+		return modeltest.Slow(50*time.Millisecond, apptest.Call("read_page"))
 	}})
 	if _, err := d.Submit("read my account", nil); err != nil {
 		t.Fatal(err)
@@ -487,8 +488,8 @@ func TestSessionHandTab(t *testing.T) {
 		t.Fatalf("the run opened %v, want only %s", opened, first.Tab)
 	}
 	reqs := d.srv.Requests("planner")
-	if want := fmt.Sprintf(`wait {"mode":"all","pids":[%d]}`, p.PID); !strings.Contains(calls(reqs[len(reqs)-1]), want) {
-		t.Fatalf("the planner never waited for the successor; its calls:\n%s", calls(reqs[len(reqs)-1]))
+	if want := fmt.Sprintf(`wait {"mode":"all","pids":[%d]}`, p.PID); !strings.Contains(apptest.Calls(reqs[len(reqs)-1]), want) {
+		t.Fatalf("the planner never waited for the successor; its calls:\n%s", apptest.Calls(reqs[len(reqs)-1]))
 	}
 }
 
@@ -496,13 +497,13 @@ func TestSessionHandTab(t *testing.T) {
 func TestSessionAskCard(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
-	s := newSite(t)
-	d.srv.Script("planner", plannerScript(map[string]any{"task": "pick a mug", "url": s.URL + "/shop.html"}))
+	s := apptest.NewSite(t)
+	d.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "pick a mug", "url": s.URL + "/shop.html"}))
 	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if r.ToolResults() == 0 {
-			return call("ask_user", "question", "Which colour?", "options", []string{"blue", "red"})
+			return apptest.Call("ask_user", "question", "Which colour?", "options", []string{"blue", "red"})
 		}
-		return done("picked "+strings.TrimPrefix(r.LastText(), "the user answered: "), true)
+		return apptest.Done("picked "+strings.TrimPrefix(r.LastText(), "the user answered: "), true)
 	}})
 	if _, err := d.Submit("pick a mug for me", nil); err != nil {
 		t.Fatal(err)

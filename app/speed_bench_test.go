@@ -11,6 +11,8 @@ import (
 
 	"vroom/agents"
 	"vroom/app/config"
+	"vroom/app/internal/apptest"
+	"vroom/app/runner"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 )
@@ -31,7 +33,7 @@ const modelDelay = time.Second
 // not queue behind page loads. Medians over the iterations.
 func BenchmarkRunOverhead(b *testing.B) {
 	needBrowser(b)
-	s := newSite(b)
+	s := apptest.NewSite(b)
 	srv := modeltest.New(b)
 	tasks := []string{"page one", "page two", "page three", "page four"}
 	var spawns []modeltest.ToolCall
@@ -43,20 +45,20 @@ func BenchmarkRunOverhead(b *testing.B) {
 		case r.ToolResults() == 0:
 			return modeltest.Slow(modelDelay, modeltest.Calls(spawns...))
 		case strings.Contains(r.LastText(), `"finished"`):
-			return modeltest.Slow(modelDelay, done("all four finished", true))
+			return modeltest.Slow(modelDelay, apptest.Done("all four finished", true))
 		}
-		return modeltest.Slow(modelDelay, call("wait", "mode", "all"))
+		return modeltest.Slow(modelDelay, apptest.Call("wait", "mode", "all"))
 	}})
 	var firsts firstCalls
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch r.ToolResults() {
 		case 0:
 			firsts.add(time.Now())
-			return modeltest.Slow(modelDelay, call("scroll", "direction", "down"))
+			return modeltest.Slow(modelDelay, apptest.Call("scroll", "direction", "down"))
 		case 1:
-			return modeltest.Slow(modelDelay, call("scroll", "direction", "up"))
+			return modeltest.Slow(modelDelay, apptest.Call("scroll", "direction", "up"))
 		}
-		return modeltest.Slow(modelDelay, done("looked at the page", true))
+		return modeltest.Slow(modelDelay, apptest.Done("looked at the page", true))
 	}})
 	var overheads, spreads []float64
 	for b.Loop() {
@@ -74,7 +76,7 @@ func BenchmarkRunOverhead(b *testing.B) {
 func runOverheadOnce(b *testing.B, url string, firsts *firstCalls) (wall, spread time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	tabs := NewTabs(ctx, testBrowser, browser.ObserveOptions{})
+	tabs := runner.NewTabs(ctx, testBrowser, nil, browser.ObserveOptions{})
 	defer func() {
 		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer ccancel()
@@ -155,7 +157,7 @@ func BenchmarkStartup(b *testing.B) {
 		case first <- time.Now():
 		default:
 		}
-		return done("started", true)
+		return apptest.Done("started", true)
 	}})
 	b.Setenv("OPENAI_API_KEY", "")
 	var startups, launches []float64

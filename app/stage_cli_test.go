@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
 	"vroom/app/config"
+	"vroom/app/runner"
 	"vroom/internal/modeltest"
 )
 
@@ -47,7 +49,7 @@ func TestSettingsPolicyIsTheRunsPolicy(t *testing.T) {
 	env := runEnv{Settings: st, DataDir: t.TempDir()}
 	spec := o.spec(env, testBrowser, newEventPrinter(&bytes.Buffer{}, false), &stderr)
 	spec.Key = func(context.Context) (string, error) { return "sk-test-key", nil }
-	b, err := BuildRun(t.Context(), spec)
+	b, err := runner.BuildRun(t.Context(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}

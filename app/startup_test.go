@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -16,11 +17,11 @@ func TestRunWithoutBrowser(t *testing.T) {
 	srv := modeltest.New(t)
 	// Slow enough that a run the failure did not reach would still be
 	// going when the failure (at once: no such file) is seen.
-	srv.Script("planner", modeltest.Step{Times: -1, Reply: modeltest.Slow(5*time.Second, done("finished", true))})
+	srv.Script("planner", modeltest.Step{Times: -1, Reply: modeltest.Slow(5*time.Second, apptest.Done("finished", true))})
 	env := testEnv(t, srv)
 	env.Browser = nil
 	var out, errb strings.Builder
-	if code := runTask(tctx(t), []string{"look something up"}, env, &out, &errb); code != 1 {
+	if code := runTask(apptest.Context(t), []string{"look something up"}, env, &out, &errb); code != 1 {
 		t.Fatalf("exit %d; stderr %q", code, errb.String())
 	}
 	if !strings.Contains(errb.String(), "/nonexistent/chromium") {

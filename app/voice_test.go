@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
+	"vroom/app/remote"
+	"vroom/app/runner"
 	"vroom/internal/modeltest"
-
 	"vroom/internal/testenv"
 )
 
@@ -56,11 +58,11 @@ func TestSpokenCorrectionReachesEveryone(t *testing.T) {
 	t.Parallel()
 	clip, speechLen := spokenClip(t, "no, take the most recent repo")
 
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
 	const heard = "take the most recent repo"
 	srv.Transcribe(heard)
-	srv.Script("planner", plannerScript(
+	srv.Script("planner", apptest.PlannerScript(
 		map[string]any{"task": "find the most popular repo", "url": s.URL + "/quote.html"},
 		map[string]any{"task": "list its skills", "url": s.URL + "/quote.html"},
 	))
@@ -71,7 +73,7 @@ func TestSpokenCorrectionReachesEveryone(t *testing.T) {
 	env := testEnv(t, srv)
 	env.Stdin = pr
 	userHasFloor := make(chan struct{})
-	env.Ready = func(run *agents.Run, _ *Tabs) { closeOnUserFloor(run, userHasFloor) }
+	env.Ready = func(b *runner.BuiltRun, _ *remote.Pool) { closeOnUserFloor(b.Run, userHasFloor) }
 
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
@@ -120,7 +122,7 @@ func scriptWaitForCorrection(srv *modeltest.Server, heard string) <-chan struct{
 	var once sync.Once
 	srv.Script("executor",
 		modeltest.Step{Times: -1, Match: modeltest.LastMessageContains(heard), Func: func(r *modeltest.Request) modeltest.Reply {
-			return done("switched to the most recent repo", true)
+			return apptest.Done("switched to the most recent repo", true)
 		}},
 		modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 			mu.Lock()
@@ -129,7 +131,7 @@ func scriptWaitForCorrection(srv *modeltest.Server, heard string) <-chan struct{
 				once.Do(func() { close(bothWaiting) })
 			}
 			mu.Unlock()
-			return modeltest.Slow(time.Minute, call("read_page"))
+			return modeltest.Slow(time.Minute, apptest.Call("read_page"))
 		}})
 	return bothWaiting
 }
@@ -224,12 +226,12 @@ func wavFileDuration(t *testing.T, path string) (time.Duration, float64) {
 func TestNoSoundServerRunsTextOnly(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerScript(map[string]any{"task": "say hello", "url": s.URL + "/quote.html"}))
+	srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "say hello", "url": s.URL + "/quote.html"}))
 	srv.Script("executor",
-		modeltest.Step{Match: modeltest.ToolResults(0), Reply: call("speak", "text", "hello from the quote desk")},
-		modeltest.Step{Match: modeltest.ToolResults(1), Reply: done("said hello", true)})
+		modeltest.Step{Match: modeltest.ToolResults(0), Reply: apptest.Call("speak", "text", "hello from the quote desk")},
+		modeltest.Step{Match: modeltest.ToolResults(1), Reply: apptest.Done("said hello", true)})
 	dir := t.TempDir()
 	cmd := vroomCmd(dir, "sk-test", []string{"PULSE_SERVER=unix:" + filepath.Join(dir, "no-such-socket")},
 		"run", "--voice", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "say hello")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -82,8 +83,8 @@ func TestVoiceAnswer(t *testing.T) {
 func TestSessionVoiceAnswersCard(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
-	s := newSite(t)
-	scriptBuyer(d.srv, s)
+	s := apptest.NewSite(t)
+	apptest.ScriptBuyer(d.srv, s)
 	if _, err := d.Submit("buy the mug", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -98,9 +99,9 @@ func TestSessionVoiceAnswersCard(t *testing.T) {
 	}
 	d.ui.wait(t, 5*time.Second, EventCardClosed, 0, func(x any) bool { return x == c.ID })
 	x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
-	s.state(func(s *site) {
-		if s.orders != 0 {
-			t.Fatalf("the site received %d orders after a spoken deny", s.orders)
+	s.State(func(s *apptest.Site) {
+		if s.Orders != 0 {
+			t.Fatalf("the site received %d orders after a spoken deny", s.Orders)
 		}
 	})
 	var answered bool
@@ -160,8 +161,8 @@ func TestSessionAgentMuted(t *testing.T) {
 		edit := o.EditRun
 		o.EditRun = func(c *agents.Config) { edit(c); c.Voice = v }
 	})
-	s := newSite(t)
-	d.srv.Script("planner", plannerScript(map[string]any{"task": "read the quote", "url": s.URL + "/quote.html"}))
+	s := apptest.NewSite(t)
+	d.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read the quote", "url": s.URL + "/quote.html"}))
 	release := make(chan struct{})
 	const msg = "I am reading the quote now"
 	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
@@ -171,9 +172,9 @@ func TestSessionAgentMuted(t *testing.T) {
 			case <-release:
 			case <-time.After(30 * time.Second):
 			}
-			return call("speak", "text", msg)
+			return apptest.Call("speak", "text", msg)
 		}
-		return done("read it", true)
+		return apptest.Done("read it", true)
 	}})
 	if err := d.SetAgentMuted("agent 1", true); err != ErrNoRun {
 		t.Fatalf("mute with no run: %v, want ErrNoRun", err)

@@ -52,7 +52,7 @@ func (a *App) Unmute() error {
 		return fmt.Errorf("unmute: %w", err)
 	}
 	tick := time.NewTicker(MicLevelEvery)
-	r.mic.start(r.built.ctx, tick.C, tick.Stop, r.voice.Level, func(l float64) { a.emit(EventMicLevel, MicLevel{Level: l}) })
+	r.mic.start(r.built.Context(), tick.C, tick.Stop, r.voice.Level, func(l float64) { a.emit(EventMicLevel, MicLevel{Level: l}) })
 	return nil
 }
 

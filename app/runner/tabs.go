@@ -1,11 +1,9 @@
-package app
+package runner
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 	"sync"
 
 	"vroom/agents"
@@ -34,7 +32,7 @@ type Tabs struct {
 
 	mu     sync.Mutex
 	opened []*browser.Tab // tabs opened for the run, in order
-	owners map[*agentTab]*browser.Lease
+	owners map[*Tab]*browser.Lease
 	pool   []*browser.Tab // blank tabs opened ahead of need
 	closed bool           // CloseOpened was called: late tabs are closed at once
 	// pending counts blank tabs being opened by Prewarm; added is closed
@@ -45,10 +43,11 @@ type Tabs struct {
 }
 
 // NewTabs returns a provider over b whose leases end at the latest when ctx
-// does. opts chooses the view executors get (the zero value is the
-// browser's default frontier of 40 controls).
-func NewTabs(ctx context.Context, b *browser.Browser, opts browser.ObserveOptions) *Tabs {
-	return &Tabs{b: b, ctx: ctx, opts: opts, owners: map[*agentTab]*browser.Lease{}}
+// does. With pool, new tabs open in its remote browsers, and b (which may
+// then be nil) only holds tabs to attach. opts chooses the view executors
+// get (the zero value is the browser's default frontier of 40 controls).
+func NewTabs(ctx context.Context, b *browser.Browser, pool *remote.Pool, opts browser.ObserveOptions) *Tabs {
+	return &Tabs{b: b, remote: pool, ctx: ctx, opts: opts, owners: map[*Tab]*browser.Lease{}}
 }
 
 // Prewarm opens blank tabs until n are ready ahead of need, so spawning an
@@ -65,7 +64,7 @@ func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 	// already at work are not starved.
 	var errs []error
 	for i := 0; i < need; i++ {
-		t, err := p.open(ctx, "")
+		t, err := p.NewTab(ctx, "")
 		p.mu.Lock()
 		p.pending--
 		late := p.closed
@@ -101,12 +100,22 @@ func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 // window and loads the URL there before returning, the cheapest route that
 // keeps cross-site frames driveable (ARCHITECTURE.md, "Opening a tab").
 func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) {
+	t, err := p.OpenTab(ctx, owner, url)
+	if err != nil {
+		return nil, err // a nil *Tab would make a non-nil agents.Tab
+	}
+	return t, nil
+}
+
+// OpenTab is Open giving the adapter itself, for a face that drives the
+// tab as an agent does (the MCP server's client).
+func (p *Tabs) OpenTab(ctx context.Context, owner, url string) (*Tab, error) {
 	t, err := p.fromPool(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open tab for %s: %w", owner, err)
 	}
 	if t == nil {
-		if t, err = p.open(ctx, url); t != nil {
+		if t, err = p.NewTab(ctx, url); t != nil {
 			p.mu.Lock()
 			p.opened = append(p.opened, t)
 			p.mu.Unlock()
@@ -132,9 +141,9 @@ func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) 
 	return at, nil
 }
 
-// open opens a new tab: in the least-loaded remote browser when the run
-// has remote ones, else in b.
-func (p *Tabs) open(ctx context.Context, url string) (*browser.Tab, error) {
+// open opens a new tab, leased to nobody: in the least-loaded remote
+// browser when the provider has a pool, else in b.
+func (p *Tabs) NewTab(ctx context.Context, url string) (*browser.Tab, error) {
 	if p.remote != nil {
 		return p.remote.Open(ctx, url)
 	}
@@ -194,6 +203,15 @@ func (p *Tabs) fromPool(ctx context.Context) (*browser.Tab, error) {
 // a logged-in session, a half-filled form). A tab someone else holds gives
 // an error wrapping browser.ErrTabLeased that names the holder.
 func (p *Tabs) Attach(ctx context.Context, owner, id string) (agents.Tab, error) {
+	t, err := p.AttachTab(ctx, owner, id)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// AttachTab is Attach giving the adapter itself.
+func (p *Tabs) AttachTab(ctx context.Context, owner, id string) (*Tab, error) {
 	t, err := p.tab(id)
 	if err != nil {
 		return nil, fmt.Errorf("attach tab %s: %w", id, err)
@@ -205,7 +223,7 @@ func (p *Tabs) Attach(ctx context.Context, owner, id string) (agents.Tab, error)
 	return at, nil
 }
 
-func (p *Tabs) lease(t *browser.Tab, owner string) (*agentTab, error) {
+func (p *Tabs) lease(t *browser.Tab, owner string) (*Tab, error) {
 	l, err := t.Lease(p.ctx, owner)
 	if err != nil {
 		var le *browser.LeaseError
@@ -214,7 +232,7 @@ func (p *Tabs) lease(t *browser.Tab, owner string) (*agentTab, error) {
 		}
 		return nil, err
 	}
-	at := &agentTab{t: t, owner: owner, opts: p.opts}
+	at := &Tab{t: t, owner: owner, opts: p.opts}
 	p.mu.Lock()
 	p.owners[at] = l
 	p.mu.Unlock()
@@ -224,7 +242,7 @@ func (p *Tabs) lease(t *browser.Tab, owner string) (*agentTab, error) {
 // Release ends owner's lease on the tab; the tab stays open, so a failed
 // sub-task can be retried in it.
 func (p *Tabs) Release(t agents.Tab, owner string) {
-	at, ok := t.(*agentTab)
+	at, ok := t.(*Tab)
 	if !ok || at.owner != owner {
 		return
 	}
@@ -276,196 +294,4 @@ func (p *Tabs) CloseOpened(ctx context.Context) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// agentTab is one leased tab as an executor sees it: agents.Tab over a
-// *browser.Tab. It remembers the controls seen on the current document so
-// the safety gate can name an action's target before it runs.
-type agentTab struct {
-	t     *browser.Tab
-	owner string
-	opts  browser.ObserveOptions
-
-	// ready, when set, is closed once the tab's first page has loaded;
-	// readyErr is why it did not.
-	ready    chan struct{}
-	readyErr error
-
-	mu       sync.Mutex
-	version  int // the observation Diff compares with
-	url      string
-	controls map[string]browser.Control
-}
-
-// ID returns the browser's tab id.
-func (a *agentTab) ID() string { return a.t.ID() }
-
-// Info returns the tab's title and URL as the browser last saw them.
-func (a *agentTab) Info() agents.TabInfo {
-	i := a.t.Info()
-	return agents.TabInfo{Title: i.Title, URL: i.URL}
-}
-
-func (a *agentTab) ctx(ctx context.Context) context.Context {
-	return browser.WithOwner(ctx, a.owner)
-}
-
-// loaded waits for the first page to load.
-func (a *agentTab) loaded(ctx context.Context) error {
-	if a.ready == nil {
-		return nil
-	}
-	select {
-	case <-a.ready:
-		return a.readyErr
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// Observe returns the page as compact text and makes it Diff's baseline.
-func (a *agentTab) Observe(ctx context.Context) (agents.Observation, error) {
-	if err := a.loaded(ctx); err != nil {
-		return agents.Observation{}, err
-	}
-	obs, err := a.t.Observe(a.ctx(ctx), a.opts)
-	if err != nil {
-		return agents.Observation{}, err
-	}
-	a.mu.Lock()
-	a.version = obs.Version
-	a.url = obs.URL
-	a.remember(obs.Controls, true)
-	a.mu.Unlock()
-	return agents.Observation{URL: obs.URL, Title: obs.Title, Text: forAgents(obs.Compact())}, nil
-}
-
-// Diff returns the browser's changes since the last observation, "" when
-// nothing changed, and moves the baseline forward.
-func (a *agentTab) Diff(ctx context.Context) (string, error) {
-	if err := a.loaded(ctx); err != nil {
-		return "", err
-	}
-	a.mu.Lock()
-	since := a.version
-	a.mu.Unlock()
-	d, err := a.t.Changes(a.ctx(ctx), since, a.opts)
-	if err != nil {
-		return "", err
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.version = d.Version
-	if d.Full != nil {
-		a.url = d.Full.URL
-		a.remember(d.Full.Controls, true)
-		return forAgents(d.Compact()), nil
-	}
-	if d.URL != "" {
-		a.url = d.URL
-	}
-	if a.controls == nil {
-		a.controls = map[string]browser.Control{}
-	}
-	for _, c := range d.Added {
-		a.controls[c.Ref] = c
-	}
-	for _, c := range d.Changed {
-		a.controls[c.Ref] = c
-	}
-	// Removed controls are kept: one scrolled out of the compared view is
-	// still on the page and its ref still works.
-	if d.Empty() {
-		return "", nil
-	}
-	return forAgents(d.Compact()), nil
-}
-
-// Target names what a would touch: the control's role and name, the
-// destination of a link, the page's URL otherwise.
-func (a *agentTab) Target(ctx context.Context, act agents.Action) (agents.Target, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	tg := agents.Target{URL: a.url}
-	ref := act.Ref
-	if ref == "" && (act.Kind == agents.ActPress || act.Kind == agents.ActTypeFocused) {
-		// Keys and text go to whatever has focus: a password field there
-		// keeps typed text out of the log.
-		for _, c := range a.controls {
-			if c.Focused {
-				ref = c.Ref
-				break
-			}
-		}
-	}
-	if ref == "" {
-		return tg, nil
-	}
-	c, ok := a.controls[ref]
-	if !ok {
-		return agents.Target{}, fmt.Errorf("%s is not in the latest observation of this page", ref)
-	}
-	tg.Role, tg.Name, tg.Sensitive, tg.Form, tg.NewTab = c.Role, c.Name, c.Sensitive, c.Form, c.NewTab
-	if c.Href != "" {
-		if u, err := url.Parse(a.url); err == nil {
-			if h, err := u.Parse(c.Href); err == nil {
-				tg.URL = h.String()
-			}
-		}
-	}
-	return tg, nil
-}
-
-// Act performs the action through trusted CDP input; the browser's
-// verdict says whether it had any visible effect.
-func (a *agentTab) Act(ctx context.Context, act agents.Action) (agents.Outcome, error) {
-	if err := a.loaded(ctx); err != nil {
-		return agents.Outcome{}, err
-	}
-	ba := browser.Action{
-		Kind: string(act.Kind), Ref: act.Ref, Text: act.Text, Submit: act.Submit, Option: act.Option, Key: act.Key,
-		Direction: act.Direction, Amount: act.Amount, X: act.X, Y: act.Y, URL: act.URL,
-	}
-	r, err := a.t.Do(a.ctx(ctx), ba)
-	if err != nil {
-		return agents.Outcome{}, a.covered(ctx, err)
-	}
-	if r.Navigated {
-		a.mu.Lock()
-		a.url = r.URL
-		a.mu.Unlock()
-	}
-	// Any effect the browser saw counts: a value the page set by script
-	// is an effect even when no node changed.
-	effect := r.Changed || r.Navigated || len(r.Effects) > 0
-	return agents.Outcome{Summary: r.String(), Effect: effect, Navigated: r.Navigated, URL: r.URL, Pending: r.Pending}, nil
-}
-
-// Screenshot captures the viewport as PNG; one pixel is one click_at unit.
-func (a *agentTab) Screenshot(ctx context.Context) (agents.Screenshot, error) {
-	if err := a.loaded(ctx); err != nil {
-		return agents.Screenshot{}, err
-	}
-	s, err := a.t.Screenshot(a.ctx(ctx), browser.ScreenshotOptions{})
-	if err != nil {
-		return agents.Screenshot{}, err
-	}
-	mime := "image/png"
-	if strings.EqualFold(s.Format, "jpeg") || strings.EqualFold(s.Format, "jpg") {
-		mime = "image/jpeg"
-	}
-	return agents.Screenshot{Data: s.Data, MIME: mime, Width: s.Width, Height: s.Height}, nil
-}
-
-// ReadPage returns the page's visible text. It uses its own observation
-// options, so it leaves Diff's baseline alone.
-func (a *agentTab) ReadPage(ctx context.Context) (string, error) {
-	if err := a.loaded(ctx); err != nil {
-		return "", err
-	}
-	obs, err := a.t.Observe(a.ctx(ctx), browser.ObserveOptions{Limit: 1, TextMax: maxReadPage})
-	if err != nil {
-		return "", err
-	}
-	return obs.Text, nil
 }

@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"context"
@@ -21,9 +21,9 @@ import (
 // normally there at once; a stalled reader must not hold the run open.
 const drainWait = time.Second
 
-// closeGrace bounds closing a run's tabs after it ends or is interrupted:
+// CloseGrace bounds closing a run's tabs after it ends or is interrupted:
 // Ctrl-C must leave nothing running within 2 s.
-const closeGrace = 1500 * time.Millisecond
+const CloseGrace = 1500 * time.Millisecond
 
 // RunSpec is everything a run is built from, whichever face starts it: the
 // desktop (App.StartRun), `vroom run` and `vroom mcp`'s run_task. Zero fields
@@ -135,8 +135,7 @@ func BuildRun(ctx context.Context, spec RunSpec) (*BuiltRun, error) {
 	log.Redact(key)
 	b := &BuiltRun{ID: spec.ID, LogPath: filepath.Join(dir, spec.ID+".jsonl"), spec: spec, log: log, forwarded: make(chan struct{})}
 	b.ctx, b.cancel = context.WithCancel(ctx)
-	b.Tabs = NewTabs(b.ctx, spec.Browser, browser.ObserveOptions{})
-	b.Tabs.remote = spec.Endpoints
+	b.Tabs = NewTabs(b.ctx, spec.Browser, spec.Endpoints, browser.ObserveOptions{})
 	cfg := runConfig(spec, key)
 	cfg.Tabs, cfg.Log = goneTabs{b.Tabs}, log
 	if spec.Voice {
@@ -253,6 +252,9 @@ func (b *BuiltRun) prewarm(n int) {
 	}
 }
 
+// Context is the run's lifetime: it ends when the run is closed.
+func (b *BuiltRun) Context() context.Context { return b.ctx }
+
 // Execute runs the task in the attached tabs until it ends; ctx's end
 // (Ctrl-C) kills it in order, and the log says why.
 func (b *BuiltRun) Execute(ctx context.Context) (agents.Result, error) {
@@ -327,7 +329,7 @@ func (b *BuiltRun) close() error {
 
 // closeTabs closes the tabs the run opened, within closeGrace, and logs it.
 func (b *BuiltRun) closeTabs() error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(b.ctx), closeGrace)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(b.ctx), CloseGrace)
 	defer cancel()
 	rec := agents.LogRecord{Event: agents.LogTabsClosed, Text: fmt.Sprintf("%d tabs", len(b.Tabs.Opened()))}
 	err := b.Tabs.CloseOpened(ctx)

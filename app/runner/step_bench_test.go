@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 )
@@ -113,18 +114,18 @@ var formFields = []string{"First name", "Last name", "Email", "Phone", "Street",
 func BenchmarkStepOverhead(b *testing.B) {
 	needBrowser(b)
 	const steps = 20
-	s := newSite(b)
+	s := apptest.NewSite(b)
 	srv := modeltest.New(b)
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		n := r.ToolResults()
 		switch {
 		case n >= steps:
-			return done("filled", true)
+			return apptest.Done("filled", true)
 		case n%10 == 9:
-			return call("click", "ref", modeltest.Ref(r.Text(), "button", "Save draft"))
+			return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Save draft"))
 		}
 		f := formFields[n%10%len(formFields)]
-		return call("type", "ref", modeltest.Ref(r.Text(), "textbox", f), "text", fmt.Sprintf("value %d", n))
+		return apptest.Call("type", "ref", modeltest.Ref(r.Text(), "textbox", f), "text", fmt.Sprintf("value %d", n))
 	}})
 	timer := &callTimes{base: http.DefaultTransport}
 	timed := &timedTabs{}
@@ -134,7 +135,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		tabs := NewTabs(ctx, testBrowser, browser.ObserveOptions{})
+		tabs := NewTabs(ctx, testBrowser, nil, browser.ObserveOptions{})
 		timed.Tabs = tabs
 		if err := tabs.Prewarm(ctx, 1); err != nil {
 			b.Fatal(err)

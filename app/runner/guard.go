@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 // Guard holds the tab's requests until check answers, under the agent's
 // lease.
-func (a *agentTab) Guard(ctx context.Context, check func(ctx context.Context, r agents.Request) error) (func(), error) {
+func (a *Tab) Guard(ctx context.Context, check func(ctx context.Context, r agents.Request) error) (func(), error) {
 	stop, err := a.t.Guard(a.ctx(ctx), func(ctx context.Context, r browser.Request) error {
 		return check(ctx, agents.Request{URL: r.URL, Method: r.Method, Body: r.Body, Redirect: r.Redirect, Script: r.Script})
 	})
@@ -26,7 +26,7 @@ func (a *agentTab) Guard(ctx context.Context, check func(ctx context.Context, r 
 
 // Secrets returns the cookies of the run's sites and the masked fields'
 // values the tab holds.
-func (a *agentTab) Secrets(ctx context.Context, sites []string) ([]agents.Secret, error) {
+func (a *Tab) Secrets(ctx context.Context, sites []string) ([]agents.Secret, error) {
 	ss, err := a.t.Secrets(ctx, sites)
 	out := make([]agents.Secret, len(ss))
 	for i, s := range ss {
@@ -39,4 +39,4 @@ func (a *agentTab) Secrets(ctx context.Context, sites []string) ([]agents.Secret
 func (t goneTab) Unwrap() agents.Tab { return t.Tab }
 
 // The adapter is the guarded kind of agents.Tab.
-var _ agents.GuardedTab = (*agentTab)(nil)
+var _ agents.GuardedTab = (*Tab)(nil)

@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"vroom/agents"
 	"vroom/app/config"
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -22,7 +23,7 @@ func TestBuiltRunReportsCloseErrors(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
 	srv := modeltest.New(t)
-	srv.Script("planner", modeltest.Step{Reply: done("nothing to do", true)})
+	srv.Script("planner", modeltest.Step{Reply: apptest.Done("nothing to do", true)})
 	dir := t.TempDir()
 	const id = "20260101-000000-abcd"
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o700); err != nil {

@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -25,7 +26,7 @@ func TestModelFaults(t *testing.T) {
 func faultRateLimited(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.srv.Then("planner", modeltest.RateLimited(time.Second), done("fine", true))
+	h.srv.Then("planner", modeltest.RateLimited(time.Second), apptest.Done("fine", true))
 	res := h.execute(t, "x")
 	reqs := h.srv.Requests("planner")
 	if !res.Success || len(reqs) != 2 {
@@ -62,26 +63,26 @@ func faultServerErrors(t *testing.T) {
 // acts on the page.
 func faultMalformedRepaired(t *testing.T) {
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
-	h.srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
 	h.srv.Script("executor",
 		modeltest.Step{Match: modeltest.ToolResults(0), Reply: modeltest.MalformedArgs("click", `{"ref": "e`)},
 		modeltest.Step{Match: modeltest.ToolResults(1), Func: func(r *modeltest.Request) modeltest.Reply {
 			if !strings.Contains(r.LastText(), "cut off") {
-				return done("not told what was wrong: "+r.LastText(), false)
+				return apptest.Done("not told what was wrong: "+r.LastText(), false)
 			}
-			return call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
+			return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
 		}},
-		modeltest.Step{Match: modeltest.ToolResults(2), Reply: done("clicked", true)},
+		modeltest.Step{Match: modeltest.ToolResults(2), Reply: apptest.Done("clicked", true)},
 	)
 	res := h.execute(t, "quote")
 	if !res.Success {
 		t.Fatalf("%+v", res)
 	}
-	waitFor(t, 5*time.Second, "the quote request", func() bool {
+	apptest.WaitFor(t, 5*time.Second, "the quote request", func() bool {
 		var n int
-		s.state(func(s *site) { n = s.quotes })
+		s.State(func(s *apptest.Site) { n = s.Quotes })
 		return n == 1
 	})
 }
@@ -89,17 +90,17 @@ func faultMalformedRepaired(t *testing.T) {
 // Prose instead of a tool call is nudged, and the next reply is a call.
 func faultProseNudged(t *testing.T) {
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
-	h.srv.Script("planner", plannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
 	h.srv.Script("executor",
 		modeltest.Step{Times: 2, Match: modeltest.ToolResults(0), Func: func(r *modeltest.Request) modeltest.Reply {
 			if strings.Contains(r.LastText(), "only tool calls") {
-				return call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
+				return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
 			}
 			return modeltest.Text("Sure! I will click the Get quote button now.")
 		}},
-		modeltest.Step{Match: modeltest.ToolResults(1), Reply: done("clicked", true)},
+		modeltest.Step{Match: modeltest.ToolResults(1), Reply: apptest.Done("clicked", true)},
 	)
 	res := h.execute(t, "quote")
 	if !res.Success {
@@ -108,9 +109,9 @@ func faultProseNudged(t *testing.T) {
 	if n := len(h.srv.Requests("executor")); n != 3 {
 		t.Fatalf("%d executor requests, want 3 (prose, nudged call, done)", n)
 	}
-	s.state(func(s *site) {
-		if s.quotes != 1 {
-			t.Fatalf("%d quotes", s.quotes)
+	s.State(func(s *apptest.Site) {
+		if s.Quotes != 1 {
+			t.Fatalf("%d quotes", s.Quotes)
 		}
 	})
 }

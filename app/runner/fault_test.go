@@ -1,7 +1,6 @@
-package app
+package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,9 +13,9 @@ import (
 
 	"vroom/agents"
 	"vroom/app/config"
+	"vroom/app/internal/apptest"
 	"vroom/browser"
 	"vroom/internal/modeltest"
-	"vroom/internal/testenv"
 )
 
 // Browser faults against a real Chromium of each test's own (never the
@@ -36,20 +35,6 @@ func ownBrowser(t *testing.T) (*browser.Browser, string) {
 	}
 	t.Cleanup(func() { b.Close() })
 	return b, dir
-}
-
-// killChromium SIGKILLs the Chromium on profile and returns when.
-func killChromium(t testing.TB, profile string) time.Time {
-	pid, err := testenv.ChromiumPID(profile)
-	if err != nil {
-		t.Error(err)
-		return time.Now()
-	}
-	at := time.Now()
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Errorf("kill chromium %d: %v", pid, err)
-	}
-	return at
 }
 
 // killingTabs kills the browser when an agent's tab is first observed or
@@ -110,7 +95,7 @@ func newBrowserFault(t *testing.T) *browserFault {
 // kill kills the browser once.
 func (f *browserFault) kill(t testing.TB) {
 	select {
-	case f.killed <- killChromium(t, f.profile):
+	case f.killed <- apptest.KillChromium(t, f.profile):
 	default:
 	}
 }
@@ -173,8 +158,8 @@ func (f *browserFault) check(t *testing.T, res agents.Result, err error, end tim
 
 // quotePlanner scripts the planner: one executor on s's quote page, a
 // wait for it, then end.
-func (f *browserFault) quotePlanner(s *site, end modeltest.Reply) {
-	f.srv.Then("planner", call("spawn", "task", "quote", "url", s.URL+"/quote.html"), call("wait", "mode", "all"), end)
+func (f *browserFault) quotePlanner(s *apptest.Site, end modeltest.Reply) {
+	f.srv.Then("planner", apptest.Call("spawn", "task", "quote", "url", s.URL+"/quote.html"), apptest.Call("wait", "mode", "all"), end)
 }
 
 // killOnModelCall kills the browser as the executor calls the model,
@@ -182,20 +167,20 @@ func (f *browserFault) quotePlanner(s *site, end modeltest.Reply) {
 func (f *browserFault) killOnModelCall(t *testing.T) {
 	f.srv.Script("executor", modeltest.Step{Times: -1, Func: func(*modeltest.Request) modeltest.Reply {
 		f.kill(t)
-		return modeltest.Slow(time.Minute, call("read_page"))
+		return modeltest.Slow(time.Minute, apptest.Call("read_page"))
 	}})
 }
 
-func faultScript(f *browserFault, s *site) {
-	f.quotePlanner(s, done("never", true))
-	f.srv.Then("executor", call("read_page"), call("navigate", "url", s.URL+"/quote.html"), done("never", true))
+func faultScript(f *browserFault, s *apptest.Site) {
+	f.quotePlanner(s, apptest.Done("never", true))
+	f.srv.Then("executor", apptest.Call("read_page"), apptest.Call("navigate", "url", s.URL+"/quote.html"), apptest.Done("never", true))
 }
 
 // TestFaultBrowserKilledMidObserve: the browser dies as the executor's
 // first observation goes out.
 func TestFaultBrowserKilledMidObserve(t *testing.T) {
 	f := newBrowserFault(t)
-	faultScript(f, newSite(t))
+	faultScript(f, apptest.NewSite(t))
 	res, err, end := f.run(t, true, "observe")
 	f.check(t, res, err, end)
 	if n := len(f.srv.Requests("executor")); n != 0 {
@@ -207,7 +192,7 @@ func TestFaultBrowserKilledMidObserve(t *testing.T) {
 // navigate goes out.
 func TestFaultBrowserKilledMidAction(t *testing.T) {
 	f := newBrowserFault(t)
-	faultScript(f, newSite(t))
+	faultScript(f, apptest.NewSite(t))
 	res, err, end := f.run(t, true, "act")
 	f.check(t, res, err, end)
 }
@@ -216,7 +201,7 @@ func TestFaultBrowserKilledMidAction(t *testing.T) {
 // waits on the model; the run ends without waiting for the reply.
 func TestFaultBrowserKilledMidModelCall(t *testing.T) {
 	f := newBrowserFault(t)
-	f.quotePlanner(newSite(t), done("never", true))
+	f.quotePlanner(apptest.NewSite(t), apptest.Done("never", true))
 	f.killOnModelCall(t)
 	res, err, end := f.run(t, true, "")
 	f.check(t, res, err, end)
@@ -227,7 +212,7 @@ func TestFaultBrowserKilledMidModelCall(t *testing.T) {
 // and the planner's wait reports it (here the planner then gives up).
 func TestFaultBrowserKilledDesktop(t *testing.T) {
 	f := newBrowserFault(t)
-	f.quotePlanner(newSite(t), done("the browser closed under agent 1", false))
+	f.quotePlanner(apptest.NewSite(t), apptest.Done("the browser closed under agent 1", false))
 	f.killOnModelCall(t)
 	res, err, end := f.run(t, false, "")
 	if err != nil || len(res.Procs) != 1 {
@@ -262,7 +247,7 @@ func TestFaultRunLogDiskFull(t *testing.T) {
 		t.Skip("no /dev/full here")
 	}
 	srv := modeltest.New(t)
-	srv.Then("planner", done("nothing to do", true))
+	srv.Then("planner", apptest.Done("nothing to do", true))
 	dir := t.TempDir()
 	id := agents.NewRunID(time.Now())
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o700); err != nil {
@@ -288,11 +273,34 @@ func TestFaultRunLogDiskFull(t *testing.T) {
 		t.Fatalf("close: %v", cerr)
 	}
 	t.Logf("close: %v", cerr)
-	var stderr bytes.Buffer
-	for _, e := range unjoin(cerr) {
-		fmt.Fprintln(&stderr, "vroom run:", e)
+	if !strings.Contains(cerr.Error(), "the run log may be incomplete") {
+		t.Fatalf("close says: %v", cerr)
 	}
-	if !strings.Contains(stderr.String(), "the run log may be incomplete") {
-		t.Fatalf("stderr: %s", stderr.String())
+}
+
+// closedTab is an agents.Tab whose searches and waits meet a closed tab,
+// as the browser reports one.
+type closedTab struct{ agents.Tab }
+
+func (closedTab) Find(context.Context, agents.FindOptions) (agents.Observation, error) {
+	return agents.Observation{}, fmt.Errorf("find: %w", browser.ErrTabClosed)
+}
+
+func (closedTab) Wait(context.Context, agents.WaitFor, time.Duration) (agents.WaitOutcome, error) {
+	return agents.WaitOutcome{}, fmt.Errorf("wait: %w", browser.ErrBrowserClosed)
+}
+
+// The adapter's Find and Wait say a tab is gone as its other calls do, so
+// the run ends the agent instead of showing the model the error.
+func TestFaultFindAndWaitMapGone(t *testing.T) {
+	t.Parallel()
+	g := goneTab{closedTab{}}
+	_, err := g.Find(context.Background(), agents.FindOptions{Query: "x"})
+	if !errors.Is(err, agents.ErrTabGone) || !errors.Is(err, browser.ErrTabClosed) {
+		t.Errorf("find: %v", err)
+	}
+	_, err = g.Wait(context.Background(), agents.WaitFor{Text: "x"}, time.Second)
+	if !errors.Is(err, agents.ErrBrowserGone) || !errors.Is(err, browser.ErrBrowserClosed) {
+		t.Errorf("wait: %v", err)
 	}
 }

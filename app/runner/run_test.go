@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 )
@@ -19,28 +20,6 @@ import (
 // agents drives real Chromium tabs through the Tabs adapter, against
 // fixture sites with their own state, with the scripted model as the only
 // stand-in. Each asserts what the site ended up with.
-
-var quoteRE = regexp.MustCompile(`Your quote is (\d+)`)
-
-// quoteExecutor clicks "Get quote", reads the page extra times (to be
-// slower), reads the quote and reports it. Every reply takes delay, as a
-// real model's does.
-func quoteExecutor(match modeltest.Matcher, delay time.Duration, extraReads int) modeltest.Step {
-	return modeltest.Step{Times: -1, Match: match, Func: func(r *modeltest.Request) modeltest.Reply {
-		text := r.Text()
-		n := r.ToolResults()
-		var rep modeltest.Reply
-		switch {
-		case n == 0:
-			rep = call("click", "ref", modeltest.Ref(text, "button", "Get quote"))
-		case n < 1+extraReads || !quoteRE.MatchString(r.LastText()):
-			rep = call("read_page")
-		default:
-			rep = done("quote "+quoteRE.FindStringSubmatch(r.LastText())[1], true)
-		}
-		return modeltest.Slow(delay, rep)
-	}}
-}
 
 // TestParallelExecutors (must-show 1): three sub-tasks on three sites run
 // at once; their steps interleave in the run log and the run takes less
@@ -52,7 +31,7 @@ func TestParallelExecutors(t *testing.T) {
 	// A model's pace: slow enough that the run's shape, not the load of a
 	// shared 2-core machine, decides the timing.
 	const delay = 600 * time.Millisecond
-	sites := []*site{newSite(t), newSite(t), newSite(t)}
+	sites := []*apptest.Site{apptest.NewSite(t), apptest.NewSite(t), apptest.NewSite(t)}
 	names := []string{"North", "East", "South"}
 	task := func(i int) string { return "get a quote from the " + names[i] + " desk" }
 	script := func(h *harness, which []int) {
@@ -62,13 +41,13 @@ func TestParallelExecutors(t *testing.T) {
 		}
 		h.srv.Script("planner",
 			modeltest.Step{Match: modeltest.ToolResults(0), Reply: modeltest.Calls(calls...)},
-			plannerScript())
+			apptest.PlannerScript())
 		for _, i := range which {
 			extra := 1
 			if i == 2 {
 				extra = 3 // South is the slowest
 			}
-			h.srv.Script("executor", quoteExecutor(modeltest.SystemContains(task(i)), delay, extra))
+			h.srv.Script("executor", apptest.QuoteExecutor(modeltest.SystemContains(task(i)), delay, extra))
 		}
 	}
 
@@ -93,19 +72,19 @@ func TestParallelExecutors(t *testing.T) {
 		t.Fatalf("parallel: %+v", res)
 	}
 	for i, s := range sites {
-		s.state(func(s *site) {
+		s.State(func(s *apptest.Site) {
 			want := 1
 			if i == 2 {
 				want = 2 // once alone, once with the others
 			}
-			if s.quotes != want {
-				t.Errorf("site %s served %d quotes, want %d", names[i], s.quotes, want)
+			if s.Quotes != want {
+				t.Errorf("site %s served %d quotes, want %d", names[i], s.Quotes, want)
 			}
 		})
 	}
 	if testing.Verbose() {
 		var sb strings.Builder
-		agents.Replay(&sb, h.log.records(t))
+		agents.Replay(&sb, h.log.Records(t))
 		t.Log(sb.String())
 	}
 	if took >= slowest*3/2 {
@@ -115,7 +94,7 @@ func TestParallelExecutors(t *testing.T) {
 
 	// Interleaving: the executors' steps are not one block per executor.
 	var order []string
-	for _, r := range h.log.records(t) {
+	for _, r := range h.log.Records(t) {
 		if r.Event == "tool" && (len(order) == 0 || order[len(order)-1] != r.Agent) {
 			order = append(order, r.Agent)
 		}
@@ -129,7 +108,7 @@ func TestParallelExecutors(t *testing.T) {
 // finish while the other still runs.
 func TestWaitAny(t *testing.T) {
 	t.Parallel()
-	fast, slow, third := newSite(t), newSite(t), newSite(t)
+	fast, slow, third := apptest.NewSite(t), apptest.NewSite(t), apptest.NewSite(t)
 	h := newHarness(t, nil)
 	var mu sync.Mutex
 	var slowRunningAtAct bool
@@ -137,7 +116,7 @@ func TestWaitAny(t *testing.T) {
 		modeltest.Step{Match: modeltest.ToolResults(0), Reply: modeltest.Calls(
 			modeltest.CallOf("spawn", map[string]any{"task": "fast quote", "url": fast.URL + "/quote.html"}),
 			modeltest.CallOf("spawn", map[string]any{"task": "slow quote", "url": slow.URL + "/quote.html"}))},
-		modeltest.Step{Match: modeltest.ToolResults(2), Reply: call("wait", "mode", "any")},
+		modeltest.Step{Match: modeltest.ToolResults(2), Reply: apptest.Call("wait", "mode", "any")},
 		// The first finished: act on it (spawn a follow-up) while the slow
 		// one is still running.
 		modeltest.Step{Match: modeltest.ToolResults(3), Func: func(r *modeltest.Request) modeltest.Reply {
@@ -145,25 +124,25 @@ func TestWaitAny(t *testing.T) {
 			mu.Lock()
 			slowRunningAtAct = strings.Contains(last, `"running":[2]`) && strings.Contains(last, `"summary":"quote`)
 			mu.Unlock()
-			return call("spawn", "task", "follow-up quote", "url", third.URL+"/quote.html")
+			return apptest.Call("spawn", "task", "follow-up quote", "url", third.URL+"/quote.html")
 		}},
-		plannerScript(),
+		apptest.PlannerScript(),
 	)
 	h.srv.Script("executor",
-		quoteExecutor(modeltest.SystemContains("Your task: fast quote"), 0, 0),
-		quoteExecutor(modeltest.SystemContains("Your task: follow-up quote"), 0, 0),
+		apptest.QuoteExecutor(modeltest.SystemContains("Your task: fast quote"), 0, 0),
+		apptest.QuoteExecutor(modeltest.SystemContains("Your task: follow-up quote"), 0, 0),
 		// The slow one keeps reading until the follow-up's quote exists.
 		modeltest.Step{Times: -1, Match: modeltest.SystemContains("Your task: slow quote"), Func: func(r *modeltest.Request) modeltest.Reply {
 			n := r.ToolResults()
 			var q int
-			third.state(func(s *site) { q = s.quotes })
+			third.State(func(s *apptest.Site) { q = s.Quotes })
 			switch {
 			case n == 0:
-				return call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
-			case q == 0 || !quoteRE.MatchString(r.LastText()):
-				return modeltest.Slow(50*time.Millisecond, call("read_page"))
+				return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
+			case q == 0 || !apptest.QuoteRE.MatchString(r.LastText()):
+				return modeltest.Slow(50*time.Millisecond, apptest.Call("read_page"))
 			}
-			return done("slow quote "+quoteRE.FindStringSubmatch(r.LastText())[1], true)
+			return apptest.Done("slow quote "+apptest.QuoteRE.FindStringSubmatch(r.LastText())[1], true)
 		}},
 	)
 	res := h.execute(t, "three quotes")
@@ -175,10 +154,10 @@ func TestWaitAny(t *testing.T) {
 	if !slowRunningAtAct {
 		t.Fatal("the planner's wait any did not return the fast executor while the slow one ran")
 	}
-	for _, s := range []*site{fast, slow, third} {
-		s.state(func(s *site) {
-			if s.quotes != 1 {
-				t.Errorf("a site served %d quotes", s.quotes)
+	for _, s := range []*apptest.Site{fast, slow, third} {
+		s.State(func(s *apptest.Site) {
+			if s.Quotes != 1 {
+				t.Errorf("a site served %d quotes", s.Quotes)
 			}
 		})
 	}
@@ -219,23 +198,23 @@ func openUserTab(t *testing.T, url string) *browser.Tab {
 // session: the note is saved under the signed-in user.
 func TestAttachLoggedInTab(t *testing.T) {
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
 	tab := openUserTab(t, s.URL+"/login")
-	h.srv.Script("planner", plannerScript(map[string]any{"task": "save the note 'buy milk' in my account", "tab": tab.ID()}))
+	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "save the note 'buy milk' in my account", "tab": tab.ID()}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		text, c := r.Text(), calls(r)
+		text, c := r.Text(), apptest.Calls(r)
 		switch {
 		case !strings.Contains(text, "Signed in as ada"):
-			return call("read_page") // the page's fetch may not have landed yet
+			return apptest.Call("read_page") // the page's fetch may not have landed yet
 		case !strings.Contains(c, `"buy milk"`):
-			return call("type", "ref", modeltest.Ref(text, "textbox", "Note"), "text", "buy milk")
+			return apptest.Call("type", "ref", modeltest.Ref(text, "textbox", "Note"), "text", "buy milk")
 		case !strings.Contains(c, "click"):
-			return call("click", "ref", modeltest.Ref(text, "button", "Save note"))
+			return apptest.Call("click", "ref", modeltest.Ref(text, "button", "Save note"))
 		case !strings.Contains(text, "Note saved"):
-			return call("read_page")
+			return apptest.Call("read_page")
 		}
-		return done("saved the note as ada", true)
+		return apptest.Done("saved the note as ada", true)
 	}})
 	res := h.execute(t, "save a note", tab.ID())
 	if !res.Success || res.Procs[0].Tab != tab.ID() {
@@ -244,9 +223,9 @@ func TestAttachLoggedInTab(t *testing.T) {
 	if n := len(h.tabs.Opened()); n != 0 {
 		t.Fatalf("the run opened %d tabs", n)
 	}
-	s.state(func(s *site) {
-		if len(s.notes["ada"]) != 1 || s.notes["ada"][0] != "buy milk" || len(s.notes) != 1 {
-			t.Fatalf("notes %v: the session was lost or the note not saved", s.notes)
+	s.State(func(s *apptest.Site) {
+		if len(s.Notes["ada"]) != 1 || s.Notes["ada"][0] != "buy milk" || len(s.Notes) != 1 {
+			t.Fatalf("notes %v: the session was lost or the note not saved", s.Notes)
 		}
 	})
 	// The lease ended with the executor: the person can use the tab again.
@@ -260,7 +239,7 @@ func TestAttachLoggedInTab(t *testing.T) {
 // holder.
 func TestAttachLeasedTab(t *testing.T) {
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
 	tab := openUserTab(t, s.URL+"/quote.html")
 	l, err := tab.Lease(context.Background(), "agent 7 of another run")
@@ -269,17 +248,17 @@ func TestAttachLeasedTab(t *testing.T) {
 	}
 	defer l.Release()
 	h.srv.Script("planner",
-		modeltest.Step{Match: modeltest.ToolResults(0), Reply: call("spawn", "task", "get a quote", "tab", tab.ID())},
-		modeltest.Step{Match: modeltest.ToolResults(1), Reply: call("wait", "mode", "all")},
+		modeltest.Step{Match: modeltest.ToolResults(0), Reply: apptest.Call("spawn", "task", "get a quote", "tab", tab.ID())},
+		modeltest.Step{Match: modeltest.ToolResults(1), Reply: apptest.Call("wait", "mode", "all")},
 		modeltest.Step{Match: modeltest.ToolResults(2), Func: func(r *modeltest.Request) modeltest.Reply {
-			return done(r.LastText(), false)
+			return apptest.Done(r.LastText(), false)
 		}})
 	res := h.execute(t, "quote")
 	if !strings.Contains(res.Summary, `"state":"failed"`) || !strings.Contains(res.Summary, "leased by agent 7 of another run") {
 		t.Fatalf("the planner was told %q", res.Summary)
 	}
-	s.state(func(s *site) {
-		if s.quotes != 0 {
+	s.State(func(s *apptest.Site) {
+		if s.Quotes != 0 {
 			t.Fatal("something acted in the leased tab")
 		}
 	})
@@ -290,52 +269,52 @@ func TestAttachLeasedTab(t *testing.T) {
 // second executor succeeds there.
 func TestRetryOnSameTab(t *testing.T) {
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
 	var tabID string
 	h.srv.Script("planner",
-		modeltest.Step{Match: modeltest.ToolResults(0), Reply: call("spawn", "task", "get a quote", "url", s.URL+"/quote.html?terms=1")},
-		modeltest.Step{Match: modeltest.ToolResults(1), Reply: call("wait", "mode", "all")},
+		modeltest.Step{Match: modeltest.ToolResults(0), Reply: apptest.Call("spawn", "task", "get a quote", "url", s.URL+"/quote.html?terms=1")},
+		modeltest.Step{Match: modeltest.ToolResults(1), Reply: apptest.Call("wait", "mode", "all")},
 		modeltest.Step{Match: modeltest.ToolResults(2), Func: func(r *modeltest.Request) modeltest.Reply {
 			if !strings.Contains(r.LastText(), `"success":false`) {
-				return done("expected a failure: "+r.LastText(), false)
+				return apptest.Done("expected a failure: "+r.LastText(), false)
 			}
 			// A new tab's id comes with the wait's result.
 			m := regexp.MustCompile(`"tab":"([^"]+)"`).FindStringSubmatch(r.LastText())
 			tabID = m[1]
-			return call("spawn", "task", "retry: accept the terms, then get a quote", "tab", tabID)
+			return apptest.Call("spawn", "task", "retry: accept the terms, then get a quote", "tab", tabID)
 		}},
-		modeltest.Step{Match: modeltest.ToolResults(3), Reply: call("wait", "mode", "all")},
+		modeltest.Step{Match: modeltest.ToolResults(3), Reply: apptest.Call("wait", "mode", "all")},
 		modeltest.Step{Match: modeltest.ToolResults(4), Func: func(r *modeltest.Request) modeltest.Reply {
-			return done("retried: "+summaries(r), strings.Contains(r.LastText(), `"success":true`))
+			return apptest.Done("retried: "+apptest.Summaries(r), strings.Contains(r.LastText(), `"success":true`))
 		}},
 	)
 	h.srv.Script("executor",
 		modeltest.Step{Times: -1, Match: modeltest.SystemContains("Your task: get a quote"), Func: func(r *modeltest.Request) modeltest.Reply {
 			switch r.ToolResults() {
 			case 0:
-				return call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
+				return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Get quote"))
 			case 1:
-				return call("read_page")
+				return apptest.Call("read_page")
 			}
-			return done("could not get a quote: "+tail(r.LastText(), 200), false)
+			return apptest.Done("could not get a quote: "+apptest.Tail(r.LastText(), 200), false)
 		}},
 		modeltest.Step{Times: -1, Match: modeltest.SystemContains("Your task: retry"), Func: func(r *modeltest.Request) modeltest.Reply {
 			text := r.Text()
 			n := r.ToolResults()
 			switch n {
 			case 0:
-				return call("click", "ref", modeltest.Ref(text, "checkbox", "terms"))
+				return apptest.Call("click", "ref", modeltest.Ref(text, "checkbox", "terms"))
 			case 1:
-				return call("click", "ref", modeltest.Ref(text, "button", "Get quote"))
+				return apptest.Call("click", "ref", modeltest.Ref(text, "button", "Get quote"))
 			}
-			if m := quoteRE.FindStringSubmatch(r.LastText()); m != nil {
-				return done("quote "+m[1], true)
+			if m := apptest.QuoteRE.FindStringSubmatch(r.LastText()); m != nil {
+				return apptest.Done("quote "+m[1], true)
 			}
 			if n < 10 {
-				return call("read_page") // the quote's fetch may not have landed yet
+				return apptest.Call("read_page") // the quote's fetch may not have landed yet
 			}
-			return done("no quote", false)
+			return apptest.Done("no quote", false)
 		}},
 	)
 	res := h.execute(t, "get a quote")
@@ -348,9 +327,9 @@ func TestRetryOnSameTab(t *testing.T) {
 	if n := len(h.tabs.Opened()); n != 1 {
 		t.Fatalf("opened %d tabs, want 1", n)
 	}
-	s.state(func(s *site) {
-		if s.quotes != 1 {
-			t.Fatalf("%d quotes served", s.quotes)
+	s.State(func(s *apptest.Site) {
+		if s.Quotes != 1 {
+			t.Fatalf("%d quotes served", s.Quotes)
 		}
 	})
 }
@@ -360,10 +339,10 @@ func TestRetryOnSameTab(t *testing.T) {
 // another; the site ends with no duplicates.
 func TestUniqueSkills(t *testing.T) {
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
 	const pick = "add one skill from [Python, Go, Kubernetes] to the profile that no other agent added, and say which"
-	h.srv.Script("planner", plannerScript(
+	h.srv.Script("planner", apptest.PlannerScript(
 		map[string]any{"task": pick, "url": s.URL + "/profile.html"},
 		map[string]any{"task": pick + "; listen to the others first", "url": s.URL + "/profile.html"}))
 	heardBeforeTyping := false
@@ -372,16 +351,16 @@ func TestUniqueSkills(t *testing.T) {
 		text := r.Text()
 		last := r.LastText()
 		listener := strings.Contains(modeltest.MessageText(r.Chat.Messages[0]), "listen to the others first")
-		c := calls(r)
+		c := apptest.Calls(r)
 		typed := regexp.MustCompile(`^type .*"text":"(Python|Go|Kubernetes)"`).FindStringSubmatch(c)
 		if m := regexp.MustCompile(`(?m)^type .*"text":"(Python|Go|Kubernetes)"`).FindStringSubmatch(c); m != nil {
 			typed = m
 		}
 		switch {
 		case strings.HasPrefix(last, "said"):
-			return done("added", true)
+			return apptest.Done("added", true)
 		case typed == nil && listener && !strings.Contains(text, ": I added"):
-			return modeltest.Slow(150*time.Millisecond, call("read_page")) // working, listening
+			return modeltest.Slow(150*time.Millisecond, apptest.Call("read_page")) // working, listening
 		case typed == nil:
 			for _, skill := range []string{"Python", "Go", "Kubernetes"} {
 				if !strings.Contains(text, "I added "+skill) {
@@ -390,22 +369,22 @@ func TestUniqueSkills(t *testing.T) {
 						heardBeforeTyping = strings.Contains(text, "agent 1: I added")
 						mu.Unlock()
 					}
-					return call("type", "ref", modeltest.Ref(text, "textbox", "Skill"), "text", skill)
+					return apptest.Call("type", "ref", modeltest.Ref(text, "textbox", "Skill"), "text", skill)
 				}
 			}
 		case !strings.Contains(c, "click"):
-			return call("click", "ref", modeltest.Ref(text, "button", "Add skill"))
+			return apptest.Call("click", "ref", modeltest.Ref(text, "button", "Add skill"))
 		case !strings.Contains(text, "Skill added: "+typed[1]):
-			return call("read_page")
+			return apptest.Call("read_page")
 		default:
-			return modeltest.Slow(10*time.Millisecond, call("speak", "text", "I added "+typed[1]))
+			return modeltest.Slow(10*time.Millisecond, apptest.Call("speak", "text", "I added "+typed[1]))
 		}
-		return done("nothing left to add", false)
+		return apptest.Done("nothing left to add", false)
 	}})
 	res := h.execute(t, "add two unique skills")
 	if !res.Success {
 		reqs := h.srv.Requests("executor")
-		t.Log(tail(reqs[len(reqs)-1].Text(), 3000))
+		t.Log(apptest.Tail(reqs[len(reqs)-1].Text(), 3000))
 		t.Fatalf("%+v", res)
 	}
 	mu.Lock()
@@ -413,16 +392,16 @@ func TestUniqueSkills(t *testing.T) {
 		t.Error("the second executor chose without hearing the first")
 	}
 	mu.Unlock()
-	s.state(func(s *site) {
+	s.State(func(s *apptest.Site) {
 		seen := map[string]bool{}
-		for _, k := range s.skills {
+		for _, k := range s.Skills {
 			if seen[k] {
-				t.Fatalf("duplicate skill %q in %v", k, s.skills)
+				t.Fatalf("duplicate skill %q in %v", k, s.Skills)
 			}
 			seen[k] = true
 		}
-		if len(s.skills) != 2 {
-			t.Fatalf("skills %v", s.skills)
+		if len(s.Skills) != 2 {
+			t.Fatalf("skills %v", s.Skills)
 		}
 	})
 }
@@ -431,7 +410,7 @@ func TestUniqueSkills(t *testing.T) {
 // screenshot and click_at, every value in the right cell.
 func TestCanvasSpreadsheet(t *testing.T) {
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
 	want := map[string]string{"B2": "42", "C3": "17", "A5": "total"}
 	order := []string{"B2", "C3", "A5"}
@@ -443,17 +422,17 @@ func TestCanvasSpreadsheet(t *testing.T) {
 		return 40 + c*100 + 50, 30 + (r-1)*30 + 15
 	}
 	sawImage := false
-	h.srv.Script("planner", plannerScript(map[string]any{"task": "fill B2=42, C3=17, A5=total", "url": s.URL + "/sheet.html"}))
+	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "fill B2=42, C3=17, A5=total", "url": s.URL + "/sheet.html"}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		n := r.ToolResults()
 		// Per cell: screenshot, click_at, type_focused, press Enter.
 		i, phase := n/4, n%4
 		if i == len(order) {
-			return done("filled", true)
+			return apptest.Done("filled", true)
 		}
 		switch phase {
 		case 0:
-			return call("screenshot")
+			return apptest.Call("screenshot")
 		case 1:
 			last, _ := r.LastMessage()
 			for _, p := range last.MultiContent {
@@ -462,11 +441,11 @@ func TestCanvasSpreadsheet(t *testing.T) {
 				}
 			}
 			x, y := center(order[i])
-			return call("click_at", "x", x, "y", y)
+			return apptest.Call("click_at", "x", x, "y", y)
 		case 2:
-			return call("type_focused", "text", want[order[i]])
+			return apptest.Call("type_focused", "text", want[order[i]])
 		}
-		return call("press", "key", "Enter")
+		return apptest.Call("press", "key", "Enter")
 	}})
 	res := h.execute(t, "fill the sheet")
 	if !res.Success {
@@ -475,16 +454,39 @@ func TestCanvasSpreadsheet(t *testing.T) {
 	if !sawImage {
 		t.Error("no screenshot reached the model as an image")
 	}
-	waitFor(t, 5*time.Second, "the last cell to reach the server", func() bool {
+	apptest.WaitFor(t, 5*time.Second, "the last cell to reach the server", func() bool {
 		var n int
-		s.state(func(s *site) { n = len(s.cells) })
+		s.State(func(s *apptest.Site) { n = len(s.Cells) })
 		return n == len(want)
 	})
-	s.state(func(s *site) {
+	s.State(func(s *apptest.Site) {
 		for k, v := range want {
-			if s.cells[k] != v {
-				t.Errorf("cell %s = %q, want %q (all: %v)", k, s.cells[k], v, s.cells)
+			if s.Cells[k] != v {
+				t.Errorf("cell %s = %q, want %q (all: %v)", k, s.Cells[k], v, s.Cells)
 			}
 		}
 	})
+}
+
+// TestStartNoticeNamesTheTitle: the transcript names an agent's new tab by
+// the page's title and host once it has loaded, never by its target id
+// and not by the host alone because the title came a moment late.
+func TestStartNoticeNamesTheTitle(t *testing.T) {
+	t.Parallel()
+	s := apptest.NewSite(t)
+	h := newHarness(t, nil)
+	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read the quote page", "url": s.URL + "/quote.html"}))
+	h.srv.Script("executor", modeltest.Step{Times: -1, Reply: apptest.Done("read it", true)})
+	h.execute(t, "read the quote page")
+	var notices []string
+	for _, e := range h.Room().Transcript() {
+		notices = append(notices, e.Text)
+	}
+	want := "agent 1 started on Quote desk (127.0.0.1): read the quote page"
+	for _, n := range notices {
+		if n == want {
+			return
+		}
+	}
+	t.Fatalf("no %q in the transcript: %q", want, notices)
 }

@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"vroom/browser"
 )
 
-// The adapter's part of issue 9: describing a tab before it is leased,
+// The adapter's searches: describing a tab before it is leased,
 // the executor's observe (Find) and wait, and the hints the model reads.
 
 // Describe tells the planner what the existing tab id shows, by title and
@@ -30,7 +30,7 @@ func (p *Tabs) Describe(ctx context.Context, id string) (agents.TabInfo, error) 
 // the page, and the next diff must still report everything that changed
 // since the agent's last whole look. The controls found join those the
 // safety gate knows, so a ref found here can be acted on.
-func (a *agentTab) Find(ctx context.Context, o agents.FindOptions) (agents.Observation, error) {
+func (a *Tab) Find(ctx context.Context, o agents.FindOptions) (agents.Observation, error) {
 	if err := a.loaded(ctx); err != nil {
 		return agents.Observation{}, err
 	}
@@ -58,7 +58,7 @@ func (a *agentTab) Find(ctx context.Context, o agents.FindOptions) (agents.Obser
 // truth about focus: keys go to the focused control, and a password field
 // focused earlier must not be mistaken for it, nor the other way round.
 // a.mu is held.
-func (a *agentTab) remember(cs []browser.Control, whole bool) {
+func (a *Tab) remember(cs []browser.Control, whole bool) {
 	if a.controls == nil {
 		a.controls = make(map[string]browser.Control, len(cs))
 	}
@@ -85,7 +85,7 @@ const coverLimit = 12
 // gate then knows: the model can close the layer in its next call instead
 // of spending one on looking. Any other error, or a layer that could not
 // be observed (the refusal stands on its own), is returned as it is.
-func (a *agentTab) covered(ctx context.Context, err error) error {
+func (a *Tab) covered(ctx context.Context, err error) error {
 	var ae *browser.ActionError
 	if !errors.As(err, &ae) || ae.Layer == "" {
 		return err
@@ -102,7 +102,7 @@ func (a *agentTab) covered(ctx context.Context, err error) error {
 
 // Wait waits in the page for w, or for quiet when w is empty. A timeout is
 // an outcome with Met false.
-func (a *agentTab) Wait(ctx context.Context, w agents.WaitFor, timeout time.Duration) (agents.WaitOutcome, error) {
+func (a *Tab) Wait(ctx context.Context, w agents.WaitFor, timeout time.Duration) (agents.WaitOutcome, error) {
 	if err := a.loaded(ctx); err != nil {
 		return agents.WaitOutcome{}, err
 	}

@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"net/http"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -69,16 +70,16 @@ func TestWaitConditions(t *testing.T) {
 		{"", nil, []string{"until the page was idle"}},
 		{"", []any{"text", "Revenue down", "timeout_s", 1}, []string{`timed out after 1.0s: text "Revenue down" did not appear`}},
 	}
-	h.srv.Script("planner", plannerScript(map[string]any{"task": "read the report when it is ready", "url": s.URL + "/late.html"}))
+	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read the report when it is ready", "url": s.URL + "/late.html"}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		n := r.ToolResults()
 		if n == len(waits) {
-			return done("read it", true)
+			return apptest.Done("read it", true)
 		}
 		if ev := waits[n].ev; ev != "" {
 			s.release(ev, releaseAfter)
 		}
-		return call("wait", waits[n].args...)
+		return apptest.Call("wait", waits[n].args...)
 	}})
 	h.execute(t, "read the report")
 	reqs := h.srv.Requests("executor")
@@ -102,13 +103,13 @@ func TestWaitCutShortByCorrection(t *testing.T) {
 	s := newFlowSite(t)
 	h := newHarness(t, nil)
 	const said = "stop waiting, the report is late today"
-	h.srv.Script("planner", plannerScript(map[string]any{"task": "read the report when it is ready", "url": s.URL + "/late.html"}))
+	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read the report when it is ready", "url": s.URL + "/late.html"}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if r.ToolResults() == 0 {
 			time.AfterFunc(2*releaseAfter, func() { h.Room().UserSays(said) })
-			return call("wait", "text", "Report ready", "timeout_s", 30)
+			return apptest.Call("wait", "text", "Report ready", "timeout_s", 30)
 		}
-		return done("stopped waiting as the user asked", true)
+		return apptest.Done("stopped waiting as the user asked", true)
 	}})
 	start := time.Now()
 	h.execute(t, "read the report")

@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"context"
@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"vroom/app/internal/apptest"
 	"vroom/browser"
 	"vroom/internal/modeltest"
 )
 
-// popupSite serves testdata/flows/popup.html: a parcel tracker whose
+// popupSite serves flows/popup.html (apptest.Pages): a parcel tracker whose
 // newsletter popup (a fixed backdrop, no role) shows 300 ms after load,
 // once the site has answered /api/offer.
 type popupSite struct {
@@ -30,7 +31,7 @@ func newPopupSite(t testing.TB) *popupSite {
 	s := &popupSite{offer: make(chan struct{}), shown: make(chan struct{})}
 	var once sync.Once
 	mux := http.NewServeMux()
-	mux.Handle("/", http.FileServer(http.Dir("testdata/flows")))
+	mux.Handle("/", apptest.PageServer("flows"))
 	mux.HandleFunc("GET /api/offer", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-s.offer:
@@ -73,19 +74,19 @@ func popupModel(s *popupSite, closeWith string) func(r *modeltest.Request) (int,
 		text, last := r.Text(), r.LastText()
 		switch {
 		case strings.Contains(last, "out for delivery"):
-			return 0, done("parcel AB123 is out for delivery", true)
+			return 0, apptest.Done("parcel AB123 is out for delivery", true)
 		case strings.HasPrefix(last, "error"):
 			e := modeltest.Ref(last, "button", closeWith)
 			if e == "" {
-				return 0, done("something covers the field and I see no way to close it", false)
+				return 0, apptest.Done("something covers the field and I see no way to close it", false)
 			}
-			return 0, call("click", "ref", e)
+			return 0, apptest.Call("click", "ref", e)
 		}
 		e := modeltest.Ref(text, "textbox", "Tracking number")
 		if e == "" {
-			return 0, done("no tracking number field", false)
+			return 0, apptest.Done("no tracking number field", false)
 		}
-		return 0, call("type", "ref", e, "text", "AB123", "submit", true)
+		return 0, apptest.Call("type", "ref", e, "text", "AB123", "submit", true)
 	}
 }
 
@@ -120,7 +121,7 @@ func TestPopupOverField(t *testing.T) {
 func TestSkillsDialogBlocksPage(t *testing.T) {
 	needBrowser(t)
 	s := newFlowSite(t)
-	ctx := tctx(t)
+	ctx := apptest.Context(t)
 	tab, err := testBrowser.Open(ctx, s.URL+"/skills.html")
 	if err != nil {
 		t.Fatal(err)

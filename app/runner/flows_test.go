@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"context"
@@ -14,17 +14,18 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
 // Issue 9's must-shows, end to end: real Chromium through the Tabs
-// adapter, fixture pages that behave like real sites (testdata/flows), and
+// adapter, fixture pages that behave like real sites (apptest.Pages, flows/), and
 // a scripted model that acts as a careful model does — it acts only on
 // refs it was shown, calls observe when the ref it needs is not there,
 // picks the suggestion whose name is exactly the skill, and reads every
 // result honestly. Each flow counts the model calls it took.
 
-// flowSite serves testdata/flows with the APIs its pages call, recording
+// flowSite serves the flows/ fixture pages with the APIs its pages call, recording
 // what they did.
 type flowSite struct {
 	*httptest.Server
@@ -51,8 +52,8 @@ func newFlowSite(t testing.TB) *flowSite {
 		s.late[ev] = make(chan struct{})
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/", http.FileServer(http.Dir("testdata/flows")))
-	serveSkills(mux, &s.mu, &s.skills)
+	mux.Handle("/", apptest.PageServer("flows"))
+	apptest.ServeSkills(mux, &s.mu, &s.skills)
 	mux.HandleFunc("GET /api/skills/suggest", s.suggest)
 	mux.HandleFunc("POST /api/pick", func(w http.ResponseWriter, r *http.Request) {
 		item := r.FormValue("item")
@@ -179,7 +180,7 @@ func executorFunc(f *flowTally, next func(r *modeltest.Request) (int, modeltest.
 // runFlow runs one task in one executor at page and returns its tally.
 func runFlow(tb testing.TB, h *harness, task, page string, f *flowTally, next func(r *modeltest.Request) (int, modeltest.Reply)) agents.Result {
 	tb.Helper()
-	h.srv.Script("planner", plannerScript(map[string]any{"task": task, "url": page}))
+	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": task, "url": page}))
 	h.srv.Script("executor", executorFunc(f, next))
 	res := h.execute(tb, task)
 	if !res.Success {
@@ -251,7 +252,7 @@ func (m *skillsModel) next(r *modeltest.Request) (int, modeltest.Reply) {
 		m.skill, m.done = m.skill+1, 0
 	}
 	if m.skill == len(m.skills) {
-		return m.skill, done("added "+strings.Join(m.skills, ", "), true)
+		return m.skill, apptest.Done("added "+strings.Join(m.skills, ", "), true)
 	}
 	skill, st := m.skills[m.skill], skillSteps[m.done]
 	e := modeltest.Ref(text, st.role, st.name)
@@ -262,17 +263,17 @@ func (m *skillsModel) next(r *modeltest.Request) (int, modeltest.Reply) {
 	}
 	if e == "" || strings.HasPrefix(last, "error") && !m.looked {
 		if m.looked {
-			return m.skill, done(fmt.Sprintf("I cannot find the %s %q on the page", st.role, name), false)
+			return m.skill, apptest.Done(fmt.Sprintf("I cannot find the %s %q on the page", st.role, name), false)
 		}
 		m.looked = true
-		return m.skill, call("observe", "query", name)
+		return m.skill, apptest.Call("observe", "query", name)
 	}
 	m.looked = false
 	m.done++
 	if st.role == "combobox" {
-		return m.skill, call("type", "ref", e, "text", skill)
+		return m.skill, apptest.Call("type", "ref", e, "text", skill)
 	}
-	return m.skill, call("click", "ref", e)
+	return m.skill, apptest.Call("click", "ref", e)
 }
 
 // TestFlowLongRow (must-show 1b): "Item 4321" in a row of 5,000 buttons is
@@ -310,18 +311,18 @@ func longRowFlow(tb testing.TB, s *flowSite) *flowTally {
 			e := modeltest.ExactRef(text, "button", name)
 			if e == "" {
 				if looked == name {
-					return 0, done("I cannot find "+name, false)
+					return 0, apptest.Done("I cannot find "+name, false)
 				}
 				looked = name
-				return 0, call("observe", "query", name)
+				return 0, apptest.Call("observe", "query", name)
 			}
 			clicked[name] = true
-			return 0, call("click", "ref", e)
+			return 0, apptest.Call("click", "ref", e)
 		}
 		if !strings.Contains(r.LastText(), "You picked Item 4321") {
-			return 0, done("the form did not confirm the pick", false)
+			return 0, apptest.Done("the form did not confirm the pick", false)
 		}
-		return 0, done("picked Item 4321", true)
+		return 0, apptest.Done("picked Item 4321", true)
 	})
 	return f
 }
@@ -353,13 +354,13 @@ func checkoutFlow(tb testing.TB, s *flowSite) (*flowTally, []string) {
 	var before []string
 	runFlow(tb, h, "Place the order in the cart", s.URL+"/checkout.html", f, func(r *modeltest.Request) (int, modeltest.Reply) {
 		if r.ToolResults() == 0 {
-			return 0, call("click", "ref", modeltest.Ref(r.Text(), "button", "Place order"))
+			return 0, apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Place order"))
 		}
 		s.state(func(s *flowSite) { before = append([]string(nil), s.orders...) })
 		if m := orderRE.FindStringSubmatch(r.LastText()); m != nil {
-			return 0, done("order "+m[1]+" placed", true)
+			return 0, apptest.Done("order "+m[1]+" placed", true)
 		}
-		return 0, done("the page did not confirm the order", false)
+		return 0, apptest.Done("the page did not confirm the order", false)
 	})
 	if n := len(c.list()); n != 1 {
 		tb.Fatalf("the person was asked %d times, want once", n)
@@ -389,12 +390,12 @@ func stepperFlow(tb testing.TB, s *flowSite) *flowTally {
 	f := &flowTally{}
 	runFlow(tb, h, "Set the quantity to 2", s.URL+"/stepper.html", f, func(r *modeltest.Request) (int, modeltest.Reply) {
 		if r.ToolResults() == 0 {
-			return 0, call("click", "ref", modeltest.Ref(r.Text(), "button", "Increase quantity"))
+			return 0, apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Increase quantity"))
 		}
 		if strings.Contains(r.LastText(), `"Quantity" = "2"`) {
-			return 0, done("the quantity is 2", true)
+			return 0, apptest.Done("the quantity is 2", true)
 		}
-		return 0, done("the quantity did not change", false)
+		return 0, apptest.Done("the quantity did not change", false)
 	})
 	return f
 }
@@ -405,7 +406,7 @@ func stepperFlow(tb testing.TB, s *flowSite) *flowTally {
 func TestPlannerSeesAttachedTabs(t *testing.T) {
 	s := newFlowSite(t)
 	h := newHarness(t, nil)
-	ctx := tctx(t)
+	ctx := apptest.Context(t)
 	var ids []string
 	pages := map[string]string{"/skills.html": "Ada Lovelace | ProNet", "/longrow.html": "Pick an item | Catalog"}
 	for _, page := range []string{"/skills.html", "/longrow.html"} {
@@ -415,10 +416,10 @@ func TestPlannerSeesAttachedTabs(t *testing.T) {
 		}
 		t.Cleanup(func() { tab.Close(context.WithoutCancel(ctx)) })
 		// The person attaches a tab they see: its page has loaded.
-		waitFor(t, 10*time.Second, page+"'s title", func() bool { return tab.Info().Title == pages[page] })
+		apptest.WaitFor(t, 10*time.Second, page+"'s title", func() bool { return tab.Info().Title == pages[page] })
 		ids = append(ids, tab.ID())
 	}
-	h.srv.Script("planner", modeltest.Step{Reply: done("looked", true)})
+	h.srv.Script("planner", modeltest.Step{Reply: apptest.Done("looked", true)})
 	h.execute(t, "add my skills", ids...)
 	first := h.srv.Requests("planner")[0].Text()
 	for i, want := range []string{

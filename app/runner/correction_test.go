@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -16,10 +17,10 @@ import (
 // it on the page and the planner spawns nothing more.
 func TestUserCorrection(t *testing.T) {
 	t.Parallel()
-	s := newSite(t)
+	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
 	const correction = "no, add Rust instead"
-	h.srv.Script("planner", plannerScript(
+	h.srv.Script("planner", apptest.PlannerScript(
 		map[string]any{"task": "add the skill Go", "url": s.URL + "/profile.html"},
 		map[string]any{"task": "open the profile and wait for instructions", "url": s.URL + "/profile.html"}))
 	var mu sync.Mutex
@@ -28,17 +29,17 @@ func TestUserCorrection(t *testing.T) {
 	h.srv.Script("executor",
 		// After the correction: follow it (the first executor) or finish.
 		modeltest.Step{Times: -1, Match: modeltest.MessageContains("", "PRIORITY INSTRUCTION FROM THE USER"), Func: func(r *modeltest.Request) modeltest.Reply {
-			text, c := r.Text(), calls(r)
+			text, c := r.Text(), apptest.Calls(r)
 			if !strings.Contains(modeltest.MessageText(r.Chat.Messages[0]), "add the skill Go") {
-				return done("heard the correction; nothing for me", true)
+				return apptest.Done("heard the correction; nothing for me", true)
 			}
 			switch {
 			case !strings.Contains(c, `"text":"Rust"`):
-				return call("type", "ref", modeltest.Ref(text, "textbox", "Skill"), "text", "Rust")
+				return apptest.Call("type", "ref", modeltest.Ref(text, "textbox", "Skill"), "text", "Rust")
 			case !strings.Contains(c, "click"):
-				return call("click", "ref", modeltest.Ref(text, "button", "Add skill"))
+				return apptest.Call("click", "ref", modeltest.Ref(text, "button", "Add skill"))
 			}
-			return done("added Rust as the user asked", true)
+			return apptest.Done("added Rust as the user asked", true)
 		}},
 		// Before: the second of the two first calls brings the correction;
 		// both calls are held, so the correction arrives while they are in
@@ -53,7 +54,7 @@ func TestUserCorrection(t *testing.T) {
 			} else {
 				mu.Unlock()
 			}
-			return modeltest.Slow(time.Minute, call("type", "ref", modeltest.Ref(r.Text(), "textbox", "Skill"), "text", "Go"))
+			return modeltest.Slow(time.Minute, apptest.Call("type", "ref", modeltest.Ref(r.Text(), "textbox", "Skill"), "text", "Go"))
 		}},
 	)
 	res := h.execute(t, "add Go")
@@ -80,7 +81,7 @@ func TestUserCorrection(t *testing.T) {
 		t.Error("the planner never got the correction")
 	}
 	spawns := 0
-	for _, r := range h.log.records(t) {
+	for _, r := range h.log.Records(t) {
 		if r.Event == agents.LogSpawn {
 			spawns++
 		}
@@ -88,9 +89,9 @@ func TestUserCorrection(t *testing.T) {
 	if spawns != 2 {
 		t.Errorf("%d spawns", spawns)
 	}
-	s.state(func(s *site) {
-		if len(s.skills) != 1 || s.skills[0] != "Rust" {
-			t.Fatalf("skills %v, want [Rust]", s.skills)
+	s.State(func(s *apptest.Site) {
+		if len(s.Skills) != 1 || s.Skills[0] != "Rust" {
+			t.Fatalf("skills %v, want [Rust]", s.Skills)
 		}
 	})
 }

@@ -1,10 +1,9 @@
-package app
+package runner
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"vroom/agents"
@@ -108,49 +107,4 @@ func (t goneTab) Screenshot(ctx context.Context) (agents.Screenshot, error) {
 func (t goneTab) ReadPage(ctx context.Context) (string, error) {
 	s, err := t.Tab.ReadPage(ctx)
 	return s, tabErr(err)
-}
-
-// watchBrowser tells run when b dies (crash, kill, a lost remote
-// connection), until ctx ends: headless (fail) the whole run ends with
-// agents.ErrBrowserGone; otherwise every agent still running ends failed,
-// told once that its tab is gone, and the planner decides. An agent in
-// the middle of a model call learns it here, not at its next action.
-func watchBrowser(ctx context.Context, b *browser.Browser, run *agents.Run, fail bool) {
-	events := b.Subscribe(ctx)
-	go func() {
-		for ev := range events {
-			if ev.Kind != browser.BrowserClosed {
-				continue
-			}
-			err := fmt.Errorf("%w (%s)", agents.ErrBrowserGone, strings.TrimPrefix(ev.Err, browser.ErrBrowserClosed.Error()+": "))
-			if fail {
-				run.Fail(err)
-				return
-			}
-			run.LoseTabs(err)
-		}
-	}()
-}
-
-// relaunchOnLoss starts the session's browser again whenever it dies,
-// until ctx ends: the desktop goes on with a fresh browser (the run, if
-// any, hears of the loss through watchBrowser). The UI sees the browser
-// go (an error state) and come back (ready, with the new tab list).
-func (a *App) relaunchOnLoss(ctx context.Context, b *browser.Browser) {
-	events := b.Subscribe(ctx)
-	for ev := range events {
-		if ev.Kind != browser.BrowserClosed || ctx.Err() != nil {
-			continue
-		}
-		a.log.Warn("the browser closed; relaunching", "err", ev.Err)
-		a.emit(EventBrowser, BrowserState{Error: "the browser closed (" + ev.Err + "); restarting it"})
-		if err := b.Relaunch(ctx); err != nil {
-			a.log.Error("relaunch the browser", "err", err)
-			a.emit(EventBrowser, BrowserState{Error: fmt.Sprintf("the browser closed and could not be restarted: %v", err)})
-			continue
-		}
-		a.pickActive("")
-		a.emit(EventBrowser, BrowserState{Ready: true})
-		a.emitTabs()
-	}
 }

@@ -1,4 +1,4 @@
-package app
+package runner
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"vroom/agents"
+	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
 
@@ -82,21 +83,21 @@ func TestSkimmerRefused(t *testing.T) {
 	// The person allowed paying up front (--allow-irreversible); nothing
 	// lets the card leave the site.
 	h := newHarness(t, func(c *agents.Config) { c.Policy.ConfirmLeaveOrigin, c.Policy.AllowIrreversible = true, true })
-	h.srv.Script("planner", plannerScript(map[string]any{"task": "pay for Dune with card 4111111111111111", "url": s.URL + "/checkout"}))
+	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "pay for Dune with card 4111111111111111", "url": s.URL + "/checkout"}))
 	const card = "4111111111111111"
 	var afterCard string
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		seen := r.Text()
 		switch r.ToolResults() {
 		case 0:
-			return call("type", "ref", modeltest.Ref(seen, "textbox", "Search books"), "text", "dune")
+			return apptest.Call("type", "ref", modeltest.Ref(seen, "textbox", "Search books"), "text", "dune")
 		case 1:
-			return call("type", "ref", modeltest.Ref(seen, "textbox", "Card number"), "text", card)
+			return apptest.Call("type", "ref", modeltest.Ref(seen, "textbox", "Card number"), "text", card)
 		case 2:
 			afterCard = r.LastText()
-			return call("click", "ref", modeltest.Ref(seen, "button", "Pay"))
+			return apptest.Call("click", "ref", modeltest.Ref(seen, "button", "Pay"))
 		}
-		return done("Paid for Dune; a script on the page tried to send the card elsewhere and was stopped.", true)
+		return apptest.Done("Paid for Dune; a script on the page tried to send the card elsewhere and was stopped.", true)
 	}})
 	if res := h.execute(t, "pay for Dune with card "+card); !res.Success {
 		t.Fatalf("the run: %+v", res)
@@ -115,7 +116,7 @@ func TestSkimmerRefused(t *testing.T) {
 		t.Fatalf("what the model read after typing the card:\n%s", afterCard)
 	}
 	denied := 0
-	for _, r := range h.log.records(t) {
+	for _, r := range h.log.Records(t) {
 		if r.Event == agents.LogPolicyDenied && strings.Contains(r.Error, "a masked field's value") {
 			denied++
 		}

@@ -1,11 +1,13 @@
-package app
+package runner
 
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"vroom/agents"
 	"vroom/app/remote"
+	"vroom/browser"
 )
 
 // watchEndpoints is watchBrowser for a run over remote browsers, until
@@ -24,4 +26,26 @@ func watchEndpoints(ctx context.Context, p *remote.Pool, run *agents.Run, fail b
 		}
 		run.Room().Notice("the remote browser %s closed; its agents' tabs are gone, and new tabs open in the others", l.Endpoint)
 	})
+}
+
+// watchBrowser tells run when b dies (crash, kill, a lost remote
+// connection), until ctx ends: headless (fail) the whole run ends with
+// agents.ErrBrowserGone; otherwise every agent still running ends failed,
+// told once that its tab is gone, and the planner decides. An agent in
+// the middle of a model call learns it here, not at its next action.
+func watchBrowser(ctx context.Context, b *browser.Browser, run *agents.Run, fail bool) {
+	events := b.Subscribe(ctx)
+	go func() {
+		for ev := range events {
+			if ev.Kind != browser.BrowserClosed {
+				continue
+			}
+			err := fmt.Errorf("%w (%s)", agents.ErrBrowserGone, strings.TrimPrefix(ev.Err, browser.ErrBrowserClosed.Error()+": "))
+			if fail {
+				run.Fail(err)
+				return
+			}
+			run.LoseTabs(err)
+		}
+	}()
 }

@@ -1,0 +1,41 @@
+package apptest
+
+import (
+	"embed"
+	"io/fs"
+	"net/http"
+	"testing"
+)
+
+//go:embed testdata
+var testdata embed.FS
+
+// Pages are the fixture pages (testdata): a shop, a quote desk, a blog
+// full of injections, forms, a spreadsheet, and under flows/ the pages
+// that behave like real sites (typeahead, a stepper, popups, consent).
+func Pages() fs.FS {
+	sub, err := fs.Sub(testdata, "testdata")
+	if err != nil {
+		panic(err) // the embed pattern above guarantees the directory
+	}
+	return sub
+}
+
+// PageServer serves the fixture pages under dir ("." for all of them).
+func PageServer(dir string) http.Handler {
+	sub, err := fs.Sub(Pages(), dir)
+	if err != nil {
+		panic(err) // a fixture directory that does not exist is the test's bug
+	}
+	return http.FileServer(http.FS(sub))
+}
+
+// ReadPage returns the fixture page name, failing the test without it.
+func ReadPage(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := fs.ReadFile(Pages(), name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
