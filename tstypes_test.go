@@ -10,6 +10,7 @@ import (
 
 	"vroom/agents"
 	"vroom/app"
+	"vroom/app/doctor"
 	"vroom/app/runlog"
 	"vroom/browser"
 	"vroom/internal/tsgen"
@@ -46,7 +47,7 @@ func uiTypes() ([]byte, error) {
 	g.Types(
 		reflect.TypeFor[runlog.Summary](),
 		reflect.TypeFor[runlog.Replay](),
-		reflect.TypeFor[app.CheckRow](),
+		reflect.TypeFor[doctor.CheckRow](),
 		reflect.TypeFor[browser.TabInfo](),
 	)
 	g.Record("Events", "Events maps each namespaced Go → UI event to its payload.", []tsgen.Field{

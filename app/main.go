@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"vroom/app/cli"
 	"vroom/app/config"
 )
 
@@ -28,15 +29,15 @@ func Main(ctx context.Context, args []string, assets fs.FS, stdout, stderr io.Wr
 	}
 	switch args[0] {
 	case "observe":
-		return runObserve(ctx, args[1:], stdout, stderr)
+		return cli.Observe(ctx, args[1:], stdout, stderr)
 	case "run":
-		return runRun(ctx, args[1:], stdout, stderr)
+		return cli.Run(ctx, args[1:], stdout, stderr)
 	case "replay":
-		return runReplay(ctx, args[1:], stdout, stderr)
+		return cli.Replay(ctx, args[1:], stdout, stderr)
 	case "doctor":
-		return runDoctorCmd(ctx, args[1:], stdout, stderr)
+		return cli.Doctor(ctx, args[1:], stdout, stderr)
 	case "mcp":
-		return runMCP(ctx, args[1:], os.Stdin, stdout, stderr)
+		return cli.MCP(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -109,6 +109,7 @@ type FieldError struct {
 	Message string
 }
 
+// Error names the field and says what is wrong with it.
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
 // Unwrap makes every FieldError match ErrInvalidSettings.

@@ -41,3 +41,12 @@ func NeedBrowser(tb testing.TB, b *browser.Browser) {
 		testenv.Missing(tb, "Chromium")
 	}
 }
+
+// NeedChromium skips a test that launches a Chromium of its own when none
+// is installed, except in CI, where it fails.
+func NeedChromium(tb testing.TB) {
+	tb.Helper()
+	if _, err := browser.FindChrome(); err != nil {
+		testenv.Missing(tb, fmt.Sprintf("Chromium (%v)", err))
+	}
+}

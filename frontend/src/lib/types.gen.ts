@@ -21,7 +21,7 @@ export interface Card {
   options?: string[]
 }
 
-/** app.CheckRow */
+/** doctor.CheckRow */
 export interface CheckRow {
   name: string
   ok: boolean
