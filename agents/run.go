@@ -332,8 +332,8 @@ func (r *Run) spawn(ctx context.Context, task, tabID, url string, replacing bool
 		return ProcInfo{}, fmt.Errorf("spawn: %w", context.Cause(r.ctx))
 	}
 	if url != "" {
-		if err := r.gate.navigation(ctx, "planner", url); err != nil {
-			r.log.Write(LogRecord{Event: LogPolicyDenied, Agent: "planner", Tool: "spawn", URL: url, Error: err.Error()})
+		if err := r.gate.navigation(ctx, PlannerName, url); err != nil {
+			r.log.Write(LogRecord{Event: LogPolicyDenied, Agent: PlannerName, Tool: "spawn", URL: url, Error: err.Error()})
 			return ProcInfo{}, fmt.Errorf("spawn: %w", err)
 		}
 		r.gate.setOrigin(url)

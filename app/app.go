@@ -80,7 +80,7 @@ func New(o Options) *App {
 		o.Log = slog.Default()
 	}
 	if o.TabsCoalesce <= 0 {
-		o.TabsCoalesce = 50 * time.Millisecond
+		o.TabsCoalesce = tabsCoalesce
 	}
 	a := &App{
 		opts:     o,
@@ -92,7 +92,7 @@ func New(o Options) *App {
 		settings: config.DefaultSettings(),
 		ctx:      context.Background(),
 	}
-	a.cards = newCards(a.emit)
+	a.cards = newCards(func(c Card) { emit(a, EventCard, c) }, func(id string) { emit(a, EventCardClosed, id) })
 	return a
 }
 

@@ -30,7 +30,7 @@ func TestSessionBudgetStop(t *testing.T) {
 	if _, err := d.StartRun("read the desk forever", nil); err != nil {
 		t.Fatal(err)
 	}
-	x, _ := d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	x, _ := d.ui.wait(t, 60*time.Second, string(EventRun), 0, func(x any) bool { return x.(RunView).State != "running" })
 	v := x.(RunView)
 	if v.State != "failed" || v.Stop != "budget" || !strings.Contains(v.Summary, "the token budget of 6000 tokens was used up") || !strings.Contains(v.Summary, "Settings") {
 		t.Fatalf("run ended %+v", v)

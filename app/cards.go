@@ -15,7 +15,8 @@ import (
 // type owns its state and its lock; it is told how to reach the UI and
 // holds no lock while it does.
 type cards struct {
-	emit func(name string, data any)
+	opened func(Card)      // tells the UI a card waits
+	closed func(id string) // tells the UI a card no longer waits
 
 	mu   sync.Mutex
 	seq  int
@@ -28,8 +29,8 @@ type pendingCard struct {
 	answer chan string
 }
 
-func newCards(emit func(name string, data any)) *cards {
-	return &cards{emit: emit, open: map[string]*pendingCard{}}
+func newCards(opened func(Card), closed func(id string)) *cards {
+	return &cards{opened: opened, closed: closed, open: map[string]*pendingCard{}}
 }
 
 // wait shows c and blocks until the person answers it or ctx ends (the
@@ -41,10 +42,10 @@ func (cs *cards) wait(ctx context.Context, c Card) (string, error) {
 	p := &pendingCard{card: c, seq: cs.seq, answer: make(chan string, 1)}
 	cs.open[c.ID] = p
 	cs.mu.Unlock()
-	cs.emit(EventCard, c)
+	cs.opened(c)
 	defer func() {
 		if cs.take(c.ID) != nil {
-			cs.emit(EventCardClosed, c.ID)
+			cs.closed(c.ID)
 		}
 	}()
 	select {
@@ -74,7 +75,7 @@ func (cs *cards) answer(id, ans string) error {
 		return ErrNoCard
 	}
 	p.answer <- ans // buffered for exactly this one answer
-	cs.emit(EventCardClosed, id)
+	cs.closed(id)
 	return nil
 }
 
@@ -90,7 +91,7 @@ func (cs *cards) closeRun(runID string) {
 	}
 	cs.mu.Unlock()
 	for _, id := range ids {
-		cs.emit(EventCardClosed, id)
+		cs.closed(id)
 	}
 }
 
@@ -112,14 +113,14 @@ func (cs *cards) list() []Card {
 
 // confirm shows a confirmation card and waits for the person.
 func (a *App) confirm(ctx context.Context, runID string, c agents.Confirmation) (agents.Decision, error) {
-	ans, err := a.cards.wait(ctx, Card{Kind: "confirm", RunID: runID, Agent: c.Agent, Action: c.Action, Target: c.Target, Reason: c.Reason, URL: c.URL})
+	ans, err := a.cards.wait(ctx, Card{Kind: CardConfirm, RunID: runID, Agent: c.Agent, Action: c.Action, Target: c.Target, Reason: c.Reason, URL: c.URL})
 	if err != nil {
 		return agents.Deny, err
 	}
-	switch ans {
-	case "once":
+	switch ConfirmAnswer(ans) {
+	case AnswerOnce:
 		return agents.AllowOnce, nil
-	case "run":
+	case AnswerRun:
 		return agents.AllowForRun, nil
 	}
 	return agents.Deny, nil
@@ -127,21 +128,21 @@ func (a *App) confirm(ctx context.Context, runID string, c agents.Confirmation) 
 
 // ask shows a question card and waits for the person's choice.
 func (a *App) ask(ctx context.Context, runID string, q agents.Question) (string, error) {
-	return a.cards.wait(ctx, Card{Kind: "ask", RunID: runID, Agent: q.Agent, Question: q.Question, Options: q.Options})
+	return a.cards.wait(ctx, Card{Kind: CardAsk, RunID: runID, Agent: q.Agent, Question: q.Question, Options: q.Options})
 }
 
 // Cards returns the cards waiting for the person, oldest first.
 func (a *App) Cards() []Card { return a.cards.list() }
 
-// AnswerConfirm answers the confirmation card id: "deny", "once" (allow
-// this action) or "run" (allow it for the rest of the run).
-func (a *App) AnswerConfirm(id, decision string) error {
+// AnswerConfirm answers the confirmation card id: AnswerDeny, AnswerOnce
+// (allow this action) or AnswerRun (allow it for the rest of the run).
+func (a *App) AnswerConfirm(id string, decision ConfirmAnswer) error {
 	switch decision {
-	case "deny", "once", "run":
+	case AnswerDeny, AnswerOnce, AnswerRun:
 	default:
 		return fmt.Errorf("answer %s: %q is not deny, once or run", id, decision)
 	}
-	if err := a.cards.answer(id, decision); err != nil {
+	if err := a.cards.answer(id, string(decision)); err != nil {
 		return fmt.Errorf("answer %s: %w", id, err)
 	}
 	return nil

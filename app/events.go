@@ -7,35 +7,40 @@ import (
 	"vroom/browser"
 )
 
-// Names of the events the app sends to the UI. Each is namespaced by what
-// it is about, so the UI subscribes to exactly what a component draws.
+// Event names an event the app sends the UI; its type argument is the
+// payload the event carries, so emit cannot send a payload its name does
+// not announce (and tstypes_test.go gives the UI each event's payload).
+type Event[T any] string
+
+// The events the app sends the UI. Each is namespaced by what it is
+// about, so the UI subscribes to exactly what a component draws.
 const (
 	// EventTabs carries a TabsView whenever the browser's tabs change,
 	// coalesced to at most one per TabsCoalesce.
-	EventTabs = "tabs:changed"
+	EventTabs Event[TabsView] = "tabs:changed"
 	// EventBrowser carries a BrowserState when the browser becomes ready
 	// or fails to start.
-	EventBrowser = "browser:state"
+	EventBrowser Event[BrowserState] = "browser:state"
 	// EventRoom carries an agents.Event of the running run's room.
-	EventRoom = "room:event"
+	EventRoom Event[agents.Event] = "room:event"
 	// EventRun carries a RunView when a run starts or ends.
-	EventRun = "run:state"
+	EventRun Event[RunView] = "run:state"
 	// EventCard carries a Card: a confirmation or a question waiting for
 	// the person.
-	EventCard = "card:open"
+	EventCard Event[Card] = "card:open"
 	// EventCardClosed carries the id of a card that no longer waits
 	// (answered, or its run ended).
-	EventCardClosed = "card:closed"
+	EventCardClosed Event[string] = "card:closed"
 	// EventMuted carries a MutedView whenever an agent's voice is muted or
 	// unmuted.
-	EventMuted = "voice:muted"
+	EventMuted Event[MutedView] = "voice:muted"
 	// EventMicLevel carries a MicLevel while the microphone is open, at
 	// most one per MicLevelEvery, and a last one of level 0 when it closes.
-	EventMicLevel = "mic:level"
+	EventMicLevel Event[MicLevel] = "mic:level"
 	// EventNotice carries one plain sentence about something the person
 	// should know that stopped nothing, such as a run log that could not
 	// be written whole.
-	EventNotice = "app:notice"
+	EventNotice Event[string] = "app:notice"
 )
 
 // MicLevelEvery is the least time between two EventMicLevel: the meter
@@ -60,13 +65,13 @@ type EmitterFunc func(name string, data any)
 // Emit calls f.
 func (f EmitterFunc) Emit(name string, data any) { f(name, data) }
 
-// emit sends an event to the UI, if one is attached.
-func (a *App) emit(name string, data any) {
+// emit sends the event e with its payload to the UI, if one is attached.
+func emit[T any](a *App, e Event[T], data T) {
 	a.mu.Lock()
-	e := a.emitter
+	em := a.emitter
 	a.mu.Unlock()
-	if e != nil {
-		e.Emit(name, data)
+	if em != nil {
+		em.Emit(string(e), data)
 	}
 }
 
@@ -89,23 +94,52 @@ type LiveEndpoint struct {
 	Token string `json:"token"`
 }
 
+// SubmitKind says what the omnibox's text did.
+type SubmitKind string
+
+// What the omnibox's text did.
+const (
+	SubmitURL  SubmitKind = "url"  // the active tab navigated
+	SubmitTask SubmitKind = "task" // a run started
+)
+
 // SubmitResult says what the omnibox's text did.
 type SubmitResult struct {
-	// Kind is "url" (the active tab navigated) or "task" (a run started).
-	Kind  string `json:"kind"`
-	URL   string `json:"url,omitempty"`
-	RunID string `json:"run_id,omitempty"`
+	Kind  SubmitKind `json:"kind"`
+	URL   string     `json:"url,omitempty"`
+	RunID string     `json:"run_id,omitempty"`
 }
+
+// RunStatus is where a run is.
+type RunStatus string
+
+// Where a run is.
+const (
+	RunRunning RunStatus = "running"
+	RunDone    RunStatus = "done"
+	RunFailed  RunStatus = "failed"
+)
+
+// StopReason says why a failed run stopped when it was not the task's own
+// failure.
+type StopReason string
+
+// Why a failed run stopped.
+const (
+	// StopBudget: one of the run's budgets ran out (the summary says which).
+	StopBudget StopReason = "budget"
+	// StopKilled: the person stopped it, or Vroom closed.
+	StopKilled StopReason = "killed"
+)
 
 // RunView is a run's state for the UI.
 type RunView struct {
-	ID    string `json:"id"`
-	Task  string `json:"task"`
-	State string `json:"state"` // running, done, failed
-	// Stop says why a failed run stopped when it was not the task's own
-	// failure: "budget" (one of the run's budgets ran out: Summary says
-	// which) or "killed" (the person stopped it, or Vroom closed).
-	Stop    string            `json:"stop,omitempty"`
+	ID    string    `json:"id"`
+	Task  string    `json:"task"`
+	State RunStatus `json:"state"`
+	// Stop says why a failed run stopped, when it was not the task's own
+	// failure; empty otherwise.
+	Stop    StopReason        `json:"stop,omitempty"`
 	Summary string            `json:"summary,omitempty"`
 	Started time.Time         `json:"started"`
 	Ended   time.Time         `json:"ended,omitzero"`
@@ -118,12 +152,31 @@ type RunView struct {
 	Muted []string `json:"muted"`
 }
 
+// CardKind says whether a card is a confirmation or a question.
+type CardKind string
+
+// The kinds of card.
+const (
+	CardConfirm CardKind = "confirm"
+	CardAsk     CardKind = "ask"
+)
+
+// ConfirmAnswer is the person's answer to a confirmation card.
+type ConfirmAnswer string
+
+// The answers a confirmation card offers.
+const (
+	AnswerDeny ConfirmAnswer = "deny" // refuse the action
+	AnswerOnce ConfirmAnswer = "once" // allow this action
+	AnswerRun  ConfirmAnswer = "run"  // allow it for the rest of the run
+)
+
 // Card is a confirmation or a question the person must answer.
 type Card struct {
-	ID    string `json:"id"`
-	Kind  string `json:"kind"` // confirm or ask
-	RunID string `json:"run_id"`
-	Agent string `json:"agent"`
+	ID    string   `json:"id"`
+	Kind  CardKind `json:"kind"`
+	RunID string   `json:"run_id"`
+	Agent string   `json:"agent"`
 	// For a confirmation: the exact action, its target, why it needs
 	// approval and the page.
 	Action string `json:"action,omitempty"`

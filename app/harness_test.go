@@ -119,7 +119,7 @@ func newDesk(t *testing.T, edit ...func(*Options)) *desk {
 	a.startSession()
 	a.startup(t.Context())
 	t.Cleanup(func() { a.stopSession(5 * time.Second) })
-	ui.wait(t, 10*time.Second, EventBrowser, 0, func(d any) bool { return d.(BrowserState).Ready })
+	ui.wait(t, 10*time.Second, string(EventBrowser), 0, func(d any) bool { return d.(BrowserState).Ready })
 	return &desk{App: a, ui: ui, srv: srv, dir: dir}
 }
 

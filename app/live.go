@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"time"
 
 	"vroom/browser"
 )
@@ -55,7 +54,7 @@ func newLiveServer(tab func(id string) (*browser.Tab, error)) (*liveServer, erro
 	s := &liveServer{token: hex.EncodeToString(b[:]), tab: tab, ln: ln}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /live/{tab}", s.frames)
-	s.srv = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: 5 * time.Second}
+	s.srv = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: liveHeaderWait}
 	go s.srv.Serve(ln)
 	return s, nil
 }

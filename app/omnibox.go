@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"vroom/browser"
 )
@@ -51,11 +50,11 @@ func (a *App) Submit(text string, tabs []string) (SubmitResult, error) {
 	if err != nil {
 		return SubmitResult{}, err
 	}
-	return SubmitResult{Kind: "task", RunID: id}, nil
+	return SubmitResult{Kind: SubmitTask, RunID: id}, nil
 }
 
 func (a *App) navigateActive(u string) (SubmitResult, error) {
-	ctx, cancel := context.WithTimeout(a.context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(a.context(), browserWait)
 	defer cancel()
 	b, err := a.waitBrowser(ctx)
 	if err != nil {
@@ -66,10 +65,10 @@ func (a *App) navigateActive(u string) (SubmitResult, error) {
 		if _, err := a.NewTab(u); err != nil {
 			return SubmitResult{}, err
 		}
-		return SubmitResult{Kind: "url", URL: u}, nil
+		return SubmitResult{Kind: SubmitURL, URL: u}, nil
 	}
 	if _, err := t.Navigate(browser.WithOwner(ctx, User), u); err != nil {
 		return SubmitResult{}, fmt.Errorf("open %s: %w", u, err)
 	}
-	return SubmitResult{Kind: "url", URL: u}, nil
+	return SubmitResult{Kind: SubmitURL, URL: u}, nil
 }

@@ -28,8 +28,8 @@ type activeRun struct {
 
 	mu      sync.Mutex
 	ended   time.Time
-	state   string
-	stop    string // see RunView.Stop
+	state   RunStatus
+	stop    StopReason
 	summary string
 	heldBy  map[string]string // tab id → agent, while the person has taken it over
 }
@@ -65,7 +65,7 @@ func (a *App) StartRun(task string, tabs []string) (string, error) {
 		}
 		return "", fmt.Errorf("start run: %w", err)
 	}
-	a.emit(EventRun, r.view())
+	emit(a, EventRun, r.view())
 	a.log.Info("run started", "id", r.id, "task", task, "tabs", tabs)
 	go a.runToEnd(s, r)
 	return r.id, nil
@@ -104,7 +104,7 @@ func (s *session) installRun(r *activeRun) error {
 
 // buildRun checks the attached tabs and builds the run from the settings.
 func (a *App) buildRun(s *session, task string, tabs []string) (*activeRun, error) {
-	ctx, cancel := context.WithTimeout(a.context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(a.context(), browserWait)
 	defer cancel()
 	b, err := a.waitBrowser(ctx)
 	if err != nil {
@@ -130,7 +130,7 @@ func (a *App) buildRun(s *session, task string, tabs []string) (*activeRun, erro
 	if err != nil {
 		return nil, err
 	}
-	r := &activeRun{id: agents.NewRunID(time.Now()), task: task, attach: tabs, done: make(chan struct{}), state: "running"}
+	r := &activeRun{id: agents.NewRunID(time.Now()), task: task, attach: tabs, done: make(chan struct{}), state: RunRunning}
 	built, err := runner.BuildRun(s.ctx, runner.RunSpec{
 		ID: r.id, Task: task, Tabs: tabs, Browser: b, Endpoints: remote, Settings: st, DataDir: dir, Voice: !a.opts.TextOnly,
 		Key: func(ctx context.Context) (string, error) {
@@ -142,7 +142,7 @@ func (a *App) buildRun(s *session, task string, tabs []string) (*activeRun, erro
 		}),
 		Ask:    agents.AskFunc(func(ctx context.Context, q agents.Question) (string, error) { return a.ask(ctx, r.id, q) }),
 		Heard:  func(said string) bool { return a.answerByVoice(r, said) },
-		Events: func(e agents.Event) error { a.emit(EventRoom, e); return nil },
+		Events: func(e agents.Event) error { emit(a, EventRoom, e); return nil },
 		Warn:   func(err error) { a.log.Warn("the run is text-only", "err", err) },
 		Edit:   a.opts.EditRun,
 	})
@@ -175,9 +175,9 @@ func (a *App) runToEnd(s *session, r *activeRun) {
 	a.cards.closeRun(r.id)
 	if cerr != nil {
 		a.log.Warn("run ended with errors", "id", r.id, "err", cerr)
-		a.emit(EventNotice, "The run "+r.id+" ended with a problem: "+cerr.Error())
+		emit(a, EventNotice, "The run "+r.id+" ended with a problem: "+cerr.Error())
 	}
-	a.emit(EventRun, r.view())
+	emit(a, EventRun, r.view())
 	a.emitTabs()
 	a.log.Info("run ended", "id", r.id, "state", r.state)
 }
@@ -189,16 +189,16 @@ func (r *activeRun) finish(res agents.Result, err, closeErr error) {
 	defer r.mu.Unlock()
 	r.ended = time.Now()
 	r.summary = res.Summary
-	r.state = "done"
+	r.state = RunDone
 	if err != nil || !res.Success {
-		r.state = "failed"
+		r.state = RunFailed
 	}
 	var be *agents.BudgetError
 	switch {
 	case errors.As(err, &be):
-		r.stop, r.summary = "budget", "Stopped: "+be.Error()+". Budgets are in Settings."
+		r.stop, r.summary = StopBudget, "Stopped: "+be.Error()+". Budgets are in Settings."
 	case errors.Is(err, agents.ErrKilled):
-		r.stop = "killed"
+		r.stop = StopKilled
 	}
 	if errors.Is(closeErr, runner.ErrRunLogIncomplete) {
 		r.summary = strings.TrimSpace(r.summary + " (The run log may be incomplete: it could not be written whole.)")
@@ -318,7 +318,7 @@ func (a *App) HandTab(pid int, tabID string) (agents.ProcInfo, error) {
 	if task == "" {
 		return agents.ProcInfo{}, fmt.Errorf("hand tab: %w: %d", agents.ErrNoProcess, pid)
 	}
-	ctx, cancel := context.WithTimeout(a.context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(a.context(), browserWait)
 	defer cancel()
 	p, err := a.handTo(ctx, r, pid, task, tabID, running)
 	if err != nil {

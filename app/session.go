@@ -79,13 +79,13 @@ func (a *App) launchBrowser(s *session) {
 	s.mu.Unlock()
 	if err != nil {
 		a.log.Error("browser", "err", err)
-		a.emit(EventBrowser, BrowserState{Error: err.Error()})
+		emit(a, EventBrowser, BrowserState{Error: err.Error()})
 		close(s.ready)
 		return
 	}
 	a.log.Info("browser ready")
 	a.pickActive("")
-	a.emit(EventBrowser, BrowserState{Ready: true})
+	emit(a, EventBrowser, BrowserState{Ready: true})
 	a.emitTabs()
 	close(s.ready)
 	if own {
@@ -230,14 +230,14 @@ func (a *App) relaunchOnLoss(ctx context.Context, b *browser.Browser) {
 			continue
 		}
 		a.log.Warn("the browser closed; relaunching", "err", ev.Err)
-		a.emit(EventBrowser, BrowserState{Error: "the browser closed (" + ev.Err + "); restarting it"})
+		emit(a, EventBrowser, BrowserState{Error: "the browser closed (" + ev.Err + "); restarting it"})
 		if err := b.Relaunch(ctx); err != nil {
 			a.log.Error("relaunch the browser", "err", err)
-			a.emit(EventBrowser, BrowserState{Error: fmt.Sprintf("the browser closed and could not be restarted: %v", err)})
+			emit(a, EventBrowser, BrowserState{Error: fmt.Sprintf("the browser closed and could not be restarted: %v", err)})
 			continue
 		}
 		a.pickActive("")
-		a.emit(EventBrowser, BrowserState{Ready: true})
+		emit(a, EventBrowser, BrowserState{Ready: true})
 		a.emitTabs()
 	}
 }

@@ -27,7 +27,7 @@ func TestTaskBeforeTheWindowLoaded(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a task before the window loaded: %v", err)
 	}
-	ui.wait(t, 20*time.Second, EventRun, 0, func(d any) bool {
+	ui.wait(t, 20*time.Second, string(EventRun), 0, func(d any) bool {
 		v, ok := d.(RunView)
 		return ok && v.ID == id && v.State != "running"
 	})

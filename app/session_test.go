@@ -33,7 +33,7 @@ func TestSessionTabs(t *testing.T) {
 		t.Fatal(err)
 	}
 	closeLater(t, info.ID)
-	d.ui.wait(t, 10*time.Second, EventTabs, 0, func(x any) bool {
+	d.ui.wait(t, 10*time.Second, string(EventTabs), 0, func(x any) bool {
 		v := x.(TabsView)
 		return v.Active == info.ID && hasTab(v, info.ID, func(ti browser.TabInfo) bool { return strings.HasSuffix(ti.URL, "/form.html") })
 	})
@@ -42,7 +42,7 @@ func TestSessionTabs(t *testing.T) {
 	if err != nil || res.Kind != "url" {
 		t.Fatalf("submit URL: %+v, %v", res, err)
 	}
-	_, i := d.ui.wait(t, 10*time.Second, EventTabs, 0, func(x any) bool {
+	_, i := d.ui.wait(t, 10*time.Second, string(EventTabs), 0, func(x any) bool {
 		return hasTab(x.(TabsView), info.ID, func(ti browser.TabInfo) bool { return strings.Contains(ti.URL, "/quote.html") && ti.Title != "" })
 	})
 
@@ -60,7 +60,7 @@ func TestSessionTabs(t *testing.T) {
 	if err := d.CloseTab(info.ID); err != nil {
 		t.Fatal(err)
 	}
-	d.ui.wait(t, 10*time.Second, EventTabs, i, func(x any) bool {
+	d.ui.wait(t, 10*time.Second, string(EventTabs), i, func(x any) bool {
 		v := x.(TabsView)
 		return !hasTab(v, info.ID, nil) && v.Active != info.ID && v.Active != ""
 	})
@@ -92,10 +92,10 @@ func TestSessionTabsCoalesced(t *testing.T) {
 		t.Fatal(err)
 	}
 	closeLater(t, info.ID)
-	d.ui.wait(t, 10*time.Second, EventTabs, 0, func(x any) bool {
+	d.ui.wait(t, 10*time.Second, string(EventTabs), 0, func(x any) bool {
 		return hasTab(x.(TabsView), info.ID, func(ti browser.TabInfo) bool { return !ti.Loading && ti.Title != "" })
 	})
-	before := d.ui.count(EventTabs)
+	before := d.ui.count(string(EventTabs))
 	mu.Lock()
 	raw = 0
 	mu.Unlock()
@@ -108,12 +108,12 @@ func TestSessionTabsCoalesced(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), busy.URL); err != nil {
 		t.Fatal(err)
 	}
-	d.ui.wait(t, 10*time.Second, EventTabs, 0, func(x any) bool {
+	d.ui.wait(t, 10*time.Second, string(EventTabs), 0, func(x any) bool {
 		return hasTab(x.(TabsView), info.ID, func(ti browser.TabInfo) bool { return strings.HasSuffix(ti.URL, "?29") })
 	})
 	cancel()
 	<-counted
-	n := d.ui.count(EventTabs) - before
+	n := d.ui.count(string(EventTabs)) - before
 	t.Logf("%d browser tab events became %d tabs:changed events", raw, n)
 	if raw < 10 || n*3 > raw {
 		t.Fatalf("%d browser tab events became %d tabs:changed events: not coalesced", raw, n)
@@ -136,12 +136,12 @@ func TestSessionRun(t *testing.T) {
 	if _, err := d.StartRun("another", nil); err == nil {
 		t.Fatal("a second run started while one was active")
 	}
-	d.ui.wait(t, 5*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State == "running" })
-	d.ui.wait(t, 30*time.Second, EventRoom, 0, func(x any) bool {
+	d.ui.wait(t, 5*time.Second, string(EventRun), 0, func(x any) bool { return x.(RunView).State == "running" })
+	d.ui.wait(t, 30*time.Second, string(EventRoom), 0, func(x any) bool {
 		p, ok := x.(agents.Event).Data.(agents.ProcInfo)
 		return ok && p.Tab != "" && p.State == agents.ProcRunning
 	})
-	x, _ := d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	x, _ := d.ui.wait(t, 60*time.Second, string(EventRun), 0, func(x any) bool { return x.(RunView).State != "running" })
 	v := x.(RunView)
 	if v.State != "done" || len(v.Procs) != 1 || !strings.Contains(v.Summary, "quote 101") {
 		t.Fatalf("run ended %+v", v)
@@ -189,7 +189,7 @@ func TestSessionAttachedTab(t *testing.T) {
 	if _, err := d.Submit("summarise my account", []string{info.ID}); err != nil {
 		t.Fatal(err)
 	}
-	x, _ := d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	x, _ := d.ui.wait(t, 60*time.Second, string(EventRun), 0, func(x any) bool { return x.(RunView).State != "running" })
 	v := x.(RunView)
 	if v.State != "done" || len(v.Procs) != 1 || v.Procs[0].Tab != info.ID || !strings.Contains(v.Procs[0].Summary, "ada: true") {
 		t.Fatalf("run %+v", v)
@@ -209,10 +209,10 @@ func TestSessionAttachedTab(t *testing.T) {
 func TestSessionConfirmCard(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		answer string
+		answer ConfirmAnswer
 		orders int
 	}{{"deny", 0}, {"once", 1}} {
-		t.Run(tc.answer, func(t *testing.T) {
+		t.Run(string(tc.answer), func(t *testing.T) {
 			t.Parallel()
 			d := newDesk(t)
 			s := apptest.NewSite(t)
@@ -220,7 +220,7 @@ func TestSessionConfirmCard(t *testing.T) {
 			if _, err := d.Submit("buy the mug", nil); err != nil {
 				t.Fatal(err)
 			}
-			x, _ := d.ui.wait(t, 30*time.Second, EventCard, 0, nil)
+			x, _ := d.ui.wait(t, 30*time.Second, string(EventCard), 0, nil)
 			c := x.(Card)
 			if c.Kind != "confirm" || c.Target != `button "Place order"` || !strings.HasPrefix(c.Action, "click ") || !strings.HasSuffix(c.URL, "/shop.html") || c.Agent == "" {
 				t.Fatalf("card %+v", c)
@@ -242,14 +242,14 @@ func TestSessionConfirmCard(t *testing.T) {
 			if err := d.AnswerConfirm(c.ID, tc.answer); err == nil {
 				t.Fatal("a card was answered twice")
 			}
-			d.ui.wait(t, 5*time.Second, EventCardClosed, 0, func(x any) bool { return x == c.ID })
-			x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+			d.ui.wait(t, 5*time.Second, string(EventCardClosed), 0, func(x any) bool { return x == c.ID })
+			x, _ = d.ui.wait(t, 60*time.Second, string(EventRun), 0, func(x any) bool { return x.(RunView).State != "running" })
 			s.State(func(s *apptest.Site) {
 				if s.Orders != tc.orders {
 					t.Fatalf("the site received %d orders, want %d", s.Orders, tc.orders)
 				}
 			})
-			if want := map[string]string{"deny": "failed", "once": "done"}[tc.answer]; x.(RunView).State != want {
+			if want := map[ConfirmAnswer]RunStatus{AnswerDeny: RunFailed, AnswerOnce: RunDone}[tc.answer]; x.(RunView).State != want {
 				t.Fatalf("run %+v, want %s", x, want)
 			}
 		})
@@ -277,14 +277,14 @@ func TestSessionCorrectAndStop(t *testing.T) {
 	if _, err := d.Submit("read my profile", nil); err != nil {
 		t.Fatal(err)
 	}
-	d.ui.wait(t, 30*time.Second, EventRoom, 0, func(x any) bool {
+	d.ui.wait(t, 30*time.Second, string(EventRoom), 0, func(x any) bool {
 		p, ok := x.(agents.Event).Data.(agents.ProcInfo)
 		return ok && p.State == agents.ProcRunning
 	})
 	if err := d.Correct("no, use the most recent repo"); err != nil {
 		t.Fatal(err)
 	}
-	d.ui.wait(t, 5*time.Second, EventRoom, 0, func(x any) bool {
+	d.ui.wait(t, 5*time.Second, string(EventRoom), 0, func(x any) bool {
 		e, ok := x.(agents.Event).Data.(agents.Entry)
 		return ok && e.Kind == agents.EntryCorrection && e.Text == "no, use the most recent repo"
 	})
@@ -296,7 +296,7 @@ func TestSessionCorrectAndStop(t *testing.T) {
 	if err := d.StopRun(); err != nil {
 		t.Fatal(err)
 	}
-	x, _ := d.ui.wait(t, 10*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	x, _ := d.ui.wait(t, 10*time.Second, string(EventRun), 0, func(x any) bool { return x.(RunView).State != "running" })
 	if v := x.(RunView); v.State != "failed" || !slices.ContainsFunc(v.Procs, func(p agents.ProcInfo) bool { return p.State == agents.ProcKilled }) {
 		t.Fatalf("after stop: %+v", v)
 	}
@@ -455,13 +455,13 @@ func TestSessionHandTab(t *testing.T) {
 	if _, err := d.Submit("read my account", nil); err != nil {
 		t.Fatal(err)
 	}
-	x, _ := d.ui.wait(t, 30*time.Second, EventRoom, 0, func(x any) bool {
+	x, _ := d.ui.wait(t, 30*time.Second, string(EventRoom), 0, func(x any) bool {
 		p, ok := x.(agents.Event).Data.(agents.ProcInfo)
 		return ok && p.State == agents.ProcRunning && p.Tab != ""
 	})
 	first := x.(agents.Event).Data.(agents.ProcInfo)
 	// Hand the tab over once the planner is waiting on the first agent.
-	d.ui.wait(t, 30*time.Second, EventRoom, 0, func(x any) bool {
+	d.ui.wait(t, 30*time.Second, string(EventRoom), 0, func(x any) bool {
 		s, ok := x.(agents.Event).Data.(agents.StepInfo)
 		return ok && s.Agent == "planner" && s.Tool == "wait"
 	})
@@ -475,7 +475,7 @@ func TestSessionHandTab(t *testing.T) {
 	if p.Tab != mine.ID || p.Task != first.Task || p.PID == first.PID {
 		t.Fatalf("handed to %+v, from %+v", p, first)
 	}
-	x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	x, _ = d.ui.wait(t, 60*time.Second, string(EventRun), 0, func(x any) bool { return x.(RunView).State != "running" })
 	v := x.(RunView)
 	var got []string
 	for _, q := range v.Procs {
@@ -508,7 +508,7 @@ func TestSessionAskCard(t *testing.T) {
 	if _, err := d.Submit("pick a mug for me", nil); err != nil {
 		t.Fatal(err)
 	}
-	x, _ := d.ui.wait(t, 30*time.Second, EventCard, 0, nil)
+	x, _ := d.ui.wait(t, 30*time.Second, string(EventCard), 0, nil)
 	c := x.(Card)
 	if c.Kind != "ask" || c.Question != "Which colour?" || len(c.Options) != 2 {
 		t.Fatalf("card %+v", c)
@@ -516,7 +516,7 @@ func TestSessionAskCard(t *testing.T) {
 	if err := d.AnswerAsk(c.ID, "red"); err != nil {
 		t.Fatal(err)
 	}
-	x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	x, _ = d.ui.wait(t, 60*time.Second, string(EventRun), 0, func(x any) bool { return x.(RunView).State != "running" })
 	if v := x.(RunView); len(v.Procs) != 1 || !strings.Contains(v.Procs[0].Summary, "picked red") {
 		t.Fatalf("run %+v", v)
 	}

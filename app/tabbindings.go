@@ -84,7 +84,7 @@ func (s *session) activeTab() string {
 func (a *App) emitTabs() {
 	v, err := a.Tabs()
 	if err == nil {
-		a.emit(EventTabs, v)
+		emit(a, EventTabs, v)
 	}
 }
 
@@ -105,7 +105,7 @@ func (a *App) Tabs() (TabsView, error) {
 
 // NewTab opens a tab at url (blank when empty) and makes it active.
 func (a *App) NewTab(url string) (browser.TabInfo, error) {
-	ctx, cancel := context.WithTimeout(a.context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(a.context(), browserWait)
 	defer cancel()
 	b, err := a.waitBrowser(ctx)
 	if err != nil {
@@ -142,7 +142,7 @@ func (a *App) CloseTab(id string) error {
 	if o := t.Info().Owner; o != "" {
 		return fmt.Errorf("close tab: %s is working in it; stop the run first", o)
 	}
-	ctx, cancel := context.WithTimeout(a.context(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(a.context(), tabCloseWait)
 	defer cancel()
 	if err := t.Close(ctx); err != nil {
 		return fmt.Errorf("close tab: %w", err)
@@ -185,7 +185,7 @@ func (a *App) PointerInput(tabID string, ev browser.PointerInput) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(a.context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(a.context(), inputWait)
 	defer cancel()
 	return t.ForwardPointer(browser.WithOwner(ctx, a.inputOwner(tabID)), ev)
 }
@@ -196,7 +196,7 @@ func (a *App) KeyInput(tabID string, ev browser.KeyInput) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(a.context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(a.context(), inputWait)
 	defer cancel()
 	return t.ForwardKey(browser.WithOwner(ctx, a.inputOwner(tabID)), ev)
 }

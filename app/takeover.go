@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"vroom/agents"
 	"vroom/browser"
@@ -20,7 +19,7 @@ func (a *App) TakeOver(pid int) (agents.ProcInfo, error) {
 	if r == nil || !r.isRunning() {
 		return agents.ProcInfo{}, ErrNoRun
 	}
-	ctx, cancel := context.WithTimeout(a.context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(a.context(), takeOverWait)
 	defer cancel()
 	p, err := r.run.TakeOver(ctx, pid)
 	if err != nil {
@@ -83,7 +82,7 @@ func (a *App) fitTab(tabID, owner string, width, height int) error {
 	if err != nil {
 		return fmt.Errorf("fit view: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(a.context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(a.context(), inputWait)
 	defer cancel()
 	return t.FitViewport(browser.WithOwner(ctx, owner), width, height)
 }

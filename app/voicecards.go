@@ -67,18 +67,18 @@ func voiceAnswer(c Card, said string) (answer string, ok bool) {
 		return "", false
 	}
 	switch c.Kind {
-	case "confirm":
+	case CardConfirm:
 		p := strings.Join(w, " ")
 		switch {
 		case slices.Contains(sayRun, p):
-			return "run", true
+			return string(AnswerRun), true
 		case slices.Contains(sayOnce, p):
-			return "once", true
+			return string(AnswerOnce), true
 		case slices.Contains(sayDeny, p):
-			return "deny", true
+			return string(AnswerDeny), true
 		}
 		return "", false
-	case "ask":
+	case CardAsk:
 		return matchOption(c.Options, w)
 	}
 	return "", false
@@ -168,8 +168,8 @@ func (a *App) answerByVoice(r *activeRun, said string) bool {
 			continue
 		}
 		var err error
-		if c.Kind == "confirm" {
-			err = a.AnswerConfirm(c.ID, ans)
+		if c.Kind == CardConfirm {
+			err = a.AnswerConfirm(c.ID, ConfirmAnswer(ans))
 		} else {
 			err = a.AnswerAsk(c.ID, ans)
 		}

@@ -88,7 +88,7 @@ func TestSessionVoiceAnswersCard(t *testing.T) {
 	if _, err := d.Submit("buy the mug", nil); err != nil {
 		t.Fatal(err)
 	}
-	x, _ := d.ui.wait(t, 30*time.Second, EventCard, 0, nil)
+	x, _ := d.ui.wait(t, 30*time.Second, string(EventCard), 0, nil)
 	c := x.(Card)
 	r := d.currentRun()
 	if d.answerByVoice(r, "no, buy the blue mug instead") {
@@ -97,8 +97,8 @@ func TestSessionVoiceAnswersCard(t *testing.T) {
 	if !d.answerByVoice(r, "Deny.") {
 		t.Fatal("a spoken deny did not answer the card")
 	}
-	d.ui.wait(t, 5*time.Second, EventCardClosed, 0, func(x any) bool { return x == c.ID })
-	x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	d.ui.wait(t, 5*time.Second, string(EventCardClosed), 0, func(x any) bool { return x == c.ID })
+	x, _ = d.ui.wait(t, 60*time.Second, string(EventRun), 0, func(x any) bool { return x.(RunView).State != "running" })
 	s.State(func(s *apptest.Site) {
 		if s.Orders != 0 {
 			t.Fatalf("the site received %d orders after a spoken deny", s.Orders)
@@ -182,7 +182,7 @@ func TestSessionAgentMuted(t *testing.T) {
 	if _, err := d.Submit("read the quote", nil); err != nil {
 		t.Fatal(err)
 	}
-	d.ui.wait(t, 30*time.Second, EventRoom, 0, func(x any) bool {
+	d.ui.wait(t, 30*time.Second, string(EventRoom), 0, func(x any) bool {
 		p, ok := x.(agents.Event).Data.(agents.ProcInfo)
 		return ok && p.Agent == "agent 1"
 	})
@@ -192,7 +192,7 @@ func TestSessionAgentMuted(t *testing.T) {
 	if err := d.SetAgentMuted("agent 1", true); err != nil {
 		t.Fatal(err)
 	}
-	x, _ := d.ui.wait(t, 5*time.Second, EventMuted, 0, nil)
+	x, _ := d.ui.wait(t, 5*time.Second, string(EventMuted), 0, nil)
 	if m := x.(MutedView); len(m.Agents) != 1 || m.Agents[0] != "agent 1" || m.RunID == "" {
 		t.Fatalf("muted event %+v", m)
 	}
@@ -213,16 +213,16 @@ func TestSessionAgentMuted(t *testing.T) {
 	d.ui.mu.Lock()
 	var last MutedView
 	for _, e := range d.ui.events {
-		if e.name == EventMuted {
+		if e.name == string(EventMuted) {
 			last = e.data.(MutedView)
 		}
 	}
 	d.ui.mu.Unlock()
-	if d.ui.count(EventMuted) != 3 || !slices.Equal(last.Agents, []string{"agent 1"}) {
-		t.Fatalf("%d muted events, the last %+v; want 3, the last [agent 1]", d.ui.count(EventMuted), last)
+	if d.ui.count(string(EventMuted)) != 3 || !slices.Equal(last.Agents, []string{"agent 1"}) {
+		t.Fatalf("%d muted events, the last %+v; want 3, the last [agent 1]", d.ui.count(string(EventMuted)), last)
 	}
 	close(release)
-	x, _ = d.ui.wait(t, 60*time.Second, EventRun, 0, func(x any) bool { return x.(RunView).State != "running" })
+	x, _ = d.ui.wait(t, 60*time.Second, string(EventRun), 0, func(x any) bool { return x.(RunView).State != "running" })
 	if !slices.ContainsFunc(x.(RunView).Transcript, func(e agents.Entry) bool {
 		return e.Speaker == "agent 1" && e.Kind == agents.EntrySpeech && e.Text == msg
 	}) {

@@ -10,9 +10,6 @@ import (
 	"vroom/agents"
 )
 
-// plannerAgent is the planner's name in the room.
-const plannerAgent = "planner"
-
 // SetAgentMuted mutes or unmutes agent's voice for the rest of the active
 // run. A muted agent's messages still appear in the transcript and hold
 // the floor for their reading time; they are only not spoken, and no
@@ -22,13 +19,13 @@ func (a *App) SetAgentMuted(agent string, muted bool) error {
 	if err != nil {
 		return err
 	}
-	known := agent == plannerAgent || slices.ContainsFunc(r.run.Procs(), func(p agents.ProcInfo) bool { return p.Agent == agent })
+	known := agent == agents.PlannerName || slices.ContainsFunc(r.run.Procs(), func(p agents.ProcInfo) bool { return p.Agent == agent })
 	if !known {
 		return fmt.Errorf("mute %q: %w", agent, ErrNoAgent)
 	}
 	room := r.run.Room()
 	room.SetMuted(agent, muted)
-	a.emit(EventMuted, MutedView{RunID: r.id, Agents: room.Muted()})
+	emit(a, EventMuted, MutedView{RunID: r.id, Agents: room.Muted()})
 	return nil
 }
 
@@ -45,14 +42,14 @@ func (a *App) Unmute() error {
 	if r.voice == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(a.context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(a.context(), micWait)
 	defer cancel()
 	if err := r.voice.Unmute(ctx); err != nil {
 		r.run.Room().UserStops()
 		return fmt.Errorf("unmute: %w", err)
 	}
 	tick := time.NewTicker(MicLevelEvery)
-	r.mic.start(r.built.Context(), tick.C, tick.Stop, r.voice.Level, func(l float64) { a.emit(EventMicLevel, MicLevel{Level: l}) })
+	r.mic.start(r.built.Context(), tick.C, tick.Stop, r.voice.Level, func(l float64) { emit(a, EventMicLevel, MicLevel{Level: l}) })
 	return nil
 }
 
@@ -68,7 +65,7 @@ func (a *App) Mute() error {
 		return nil
 	}
 	r.mic.stop()
-	ctx, cancel := context.WithTimeout(a.context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(a.context(), micWait)
 	defer cancel()
 	c, err := r.voice.Mute(ctx)
 	if err != nil || c == nil || !c.Speech {

@@ -58,7 +58,7 @@ func summarizeRecords(id string, recs []agents.LogRecord) (Summary, bool) {
 	if len(recs) == 0 {
 		return Summary{}, false
 	}
-	rs := Summary{ID: id, Outcome: "unfinished", Started: recs[0].Time}
+	rs := Summary{ID: id, Outcome: OutcomeUnfinished, Started: recs[0].Time}
 	for _, r := range recs {
 		switch r.Event {
 		case agents.LogRunStart:
@@ -66,14 +66,14 @@ func summarizeRecords(id string, recs []agents.LogRecord) (Summary, bool) {
 		case agents.LogSpawn:
 			rs.Agents++
 		case agents.LogKilled:
-			rs.Outcome = "killed"
+			rs.Outcome = OutcomeKilled
 		case agents.LogRunDone:
 			rs.Ended = r.Time
 			rs.Summary = r.Text
-			if rs.Outcome != "killed" {
-				rs.Outcome = "failed"
+			if rs.Outcome != OutcomeKilled {
+				rs.Outcome = OutcomeFailed
 				if r.Success != nil && *r.Success {
-					rs.Outcome = "done"
+					rs.Outcome = OutcomeDone
 				}
 			}
 			if r.Usage != nil {
@@ -88,7 +88,7 @@ func summarizeRecords(id string, recs []agents.LogRecord) (Summary, bool) {
 type Summary struct {
 	ID      string    `json:"id"`
 	Task    string    `json:"task"`
-	Outcome string    `json:"outcome"` // done, failed, killed, unfinished
+	Outcome Outcome   `json:"outcome"`
 	Summary string    `json:"summary,omitempty"`
 	Started time.Time `json:"started"`
 	Ended   time.Time `json:"ended,omitzero"`

@@ -59,17 +59,15 @@ type Replay struct {
 type ReplayEntry struct {
 	// AtMS is the time since the run started, in milliseconds.
 	AtMS int64 `json:"at_ms"`
-	// Who acted: "planner", "agent N", WhoYou or WhoSystem.
+	// Who acted: the planner (agents.PlannerName), "agent N", WhoYou or
+	// WhoSystem.
 	Who string `json:"who"`
 	// Agent is the agent the entry concerns when that is not Who: the
 	// agent spawned, killed, taken over or answered.
 	Agent string `json:"agent,omitempty"`
-	// Kind is what happened: run_start, spawn, spawn_failed, wait, kill,
-	// tool, refused, confirm_asked, confirm_answered, ask, answer,
-	// speech, correction, interrupted, take_over, hand_back, skipped,
-	// agent_done, killed, run_done, error, and bookkeeping kinds (model,
-	// observe, floor, notice, tabs_closed) marked Detail.
-	Kind string `json:"kind"`
+	// Kind is what happened; bookkeeping kinds (model, observe, floor,
+	// notice, tabs_closed) are marked Detail.
+	Kind ReplayKind `json:"kind"`
 	// Text is one readable line.
 	Text    string `json:"text"`
 	Step    int    `json:"step,omitempty"`
@@ -118,7 +116,7 @@ func Load(dir, id string) (Replay, error) {
 	rs, _ := summarizeRecords(id, recs)
 	rs.ID = id
 	if rs.Outcome == "" {
-		rs.Outcome = "unfinished"
+		rs.Outcome = OutcomeUnfinished
 	}
 	rp := Replay{Run: rs, Lanes: []string{}, Timeline: []ReplayEntry{}}
 	rp.Timeline, rp.Truncated = replayTimeline(recs, MaxReplayEntries)
@@ -139,7 +137,7 @@ func Load(dir, id string) (Replay, error) {
 // replayLaneRank orders lanes: the planner, agents by number, you, system.
 func replayLaneRank(who string) int {
 	switch {
-	case who == "planner":
+	case who == agents.PlannerName:
 		return 0
 	case who == WhoYou:
 		return 1 << 30

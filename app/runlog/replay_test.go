@@ -69,7 +69,8 @@ func sampleReplayRun(t0 time.Time) []agents.LogRecord {
 // replayRow is what a timeline entry must show.
 type replayRow struct {
 	at         int64
-	who, kind  string
+	who        string
+	kind       ReplayKind
 	textHas    string
 	detail     bool
 	agentNamed string

@@ -51,7 +51,7 @@ func replayTimeline(recs []agents.LogRecord, limit int) ([]ReplayEntry, bool) {
 // replayEntryOf renders one record; ok is false for a record that repeats one
 // already shown.
 func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok bool) {
-	e = ReplayEntry{Who: replayActor(r.Agent), Kind: string(r.Event), Step: r.Step, URL: r.URL, Success: r.Success}
+	e = ReplayEntry{Who: replayActor(r.Agent), Kind: ReplayKind(r.Event), Step: r.Step, URL: r.URL, Success: r.Success}
 	if r.Usage != nil {
 		e.Tokens, e.Cost = r.Usage.Total(), r.Usage.Cost
 	}
@@ -74,7 +74,7 @@ func replayEntryOf(r agents.LogRecord, spoken map[string]int) (e ReplayEntry, ok
 			e.Text = OneLine(agents.FormatRecord(r, r.Time), 300)
 		}
 	}
-	if r.Error != "" && e.Kind != "error" && e.Kind != "refused" && e.Kind != "floor" {
+	if r.Error != "" && e.Kind != KindError && e.Kind != KindRefused && e.Kind != KindFloor {
 		e.Text += " (error: " + OneLine(r.Error, 300) + ")"
 	}
 	return e, true
@@ -86,13 +86,13 @@ func replayTranscript(r agents.LogRecord, e *ReplayEntry, spoken map[string]int)
 	switch agents.EntryKind(r.Kind) {
 	case agents.EntrySpeech:
 		spoken[r.Agent+"\x00"+r.Text]++
-		e.Kind, e.Text = "speech", OneLine(r.Text, 500)
+		e.Kind, e.Text = KindSpeech, OneLine(r.Text, 500)
 	case agents.EntryCorrection:
-		e.Kind, e.Text = "correction", OneLine(r.Text, 500)
+		e.Kind, e.Text = KindCorrection, OneLine(r.Text, 500)
 	case agents.EntryAnswer:
-		e.Kind, e.Text = "answer", OneLine(r.Text, 500)
+		e.Kind, e.Text = KindAnswer, OneLine(r.Text, 500)
 	default:
-		e.Kind, e.Text, e.Detail = "notice", OneLine(r.Text, 300), true
+		e.Kind, e.Text, e.Detail = KindNotice, OneLine(r.Text, 300), true
 	}
 }
 
@@ -115,7 +115,7 @@ func replayRun(r agents.LogRecord, e *ReplayEntry) bool {
 		e.Who, e.Detail = WhoSystem, true
 		e.Text = "closed " + OneLine(r.Text, 60)
 	case agents.LogError, agents.LogLogError:
-		e.Kind, e.Text = "error", OneLine(r.Error, 300)
+		e.Kind, e.Text = KindError, OneLine(r.Error, 300)
 	default:
 		return false
 	}
@@ -127,7 +127,7 @@ func replayRun(r agents.LogRecord, e *ReplayEntry) bool {
 func replayPlanner(r agents.LogRecord, e *ReplayEntry) bool {
 	switch r.Event {
 	case agents.LogSpawn:
-		e.Who, e.Agent = "planner", r.Agent
+		e.Who, e.Agent = agents.PlannerName, r.Agent
 		// A tab id means nothing to the person; where the agent went does.
 		e.Text = "spawned " + r.Agent
 		switch {
@@ -138,7 +138,7 @@ func replayPlanner(r agents.LogRecord, e *ReplayEntry) bool {
 		}
 		e.Text += ": " + OneLine(r.Text, 240)
 	case agents.LogSpawnFailed:
-		e.Kind, e.Text = "error", "could not spawn "+quoteLine(r.Text, 160)+": "+OneLine(r.Error, 300)
+		e.Kind, e.Text = KindError, "could not spawn "+quoteLine(r.Text, 160)+": "+OneLine(r.Error, 300)
 	case agents.LogWait:
 		e.Text = waitLine(r.Text)
 	case agents.LogKill:
@@ -164,7 +164,7 @@ func replayStep(r agents.LogRecord, e *ReplayEntry) bool {
 		e.Tool, e.Outcome, e.Effect = r.Tool, OneLine(r.Outcome, 300), r.Effect
 		e.Text = replayToolLine(r.Tool, r.Args)
 	case agents.LogPolicyDenied:
-		e.Kind, e.Tool = "refused", r.Tool
+		e.Kind, e.Tool = KindRefused, r.Tool
 		e.Text = "refused " + replayToolLine(r.Tool, r.Args) + ": " + OneLine(r.Error, 300)
 	case agents.LogConfirmAsked:
 		e.Tool = r.Tool
@@ -188,10 +188,10 @@ func replayStep(r agents.LogRecord, e *ReplayEntry) bool {
 	case agents.LogSalvaged:
 		e.Text = "its reply was taken as done: " + quoteLine(r.Text, 200)
 	case agents.LogMalformed:
-		e.Kind, e.Tool = "error", r.Tool
+		e.Kind, e.Tool = KindError, r.Tool
 		e.Text = "malformed " + r.Tool + " call: " + OneLine(r.Error, 300)
 	case agents.LogCallReissued:
-		e.Kind, e.Text = "reissued", OneLine(r.Text, 200)
+		e.Kind, e.Text = KindReissued, OneLine(r.Text, 200)
 	default:
 		return false
 	}
@@ -207,18 +207,18 @@ func replayPerson(r agents.LogRecord, e *ReplayEntry) bool {
 		e.Who, e.Agent, e.Tool = WhoYou, replayActor(r.Agent), r.Tool
 		e.Text = fmt.Sprintf("answered %s's confirmation: %s", e.Agent, OneLine(r.Text, 200))
 	case agents.LogAskUser:
-		e.Kind, e.Text = "ask", "asks you: "+OneLine(r.Text, 300)
+		e.Kind, e.Text = KindAsk, "asks you: "+OneLine(r.Text, 300)
 	case agents.LogUserAnswer:
-		e.Who, e.Agent, e.Kind = WhoYou, replayActor(r.Agent), "answer"
+		e.Who, e.Agent, e.Kind = WhoYou, replayActor(r.Agent), KindAnswer
 		e.Text = fmt.Sprintf("answered %s: %s", e.Agent, OneLine(r.Text, 300))
 	case agents.LogInterrupted:
 		e.Text = "was cut off: " + quoteLine(r.Text, 200)
 	case agents.LogFloorClaimed:
-		e.Kind, e.Text, e.Detail = "floor", "takes the floor", true
+		e.Kind, e.Text, e.Detail = KindFloor, "takes the floor", true
 	case agents.LogFloorRejected:
-		e.Kind, e.Text, e.Detail = "floor", "could not speak: "+OneLine(r.Error, 300), true
+		e.Kind, e.Text, e.Detail = KindFloor, "could not speak: "+OneLine(r.Error, 300), true
 	case agents.LogSpeechFailed:
-		e.Kind, e.Text = "error", "speech failed: "+OneLine(r.Error, 300)
+		e.Kind, e.Text = KindError, "speech failed: "+OneLine(r.Error, 300)
 	case agents.LogTakeOver:
 		e.Who, e.Agent = WhoYou, r.Agent
 		e.Text = fmt.Sprintf("took over %s's tab", r.Agent)

@@ -143,6 +143,29 @@ func (g *Generator) Record(name, doc string, fields []Field) {
 	g.declare(name, b.String())
 }
 
+// Events declares name as a record from each event's name to its payload,
+// as Record does, for events named by the string constants of kind: a
+// generic type such as Event[T], whose every instantiation counts. The
+// fields must be exactly those constants, so an event added in Go
+// without its payload here fails.
+func (g *Generator) Events(name, doc string, kind reflect.Type, fields []Field) {
+	names := g.constants(kind)
+	if len(names) == 0 {
+		g.fail(fmt.Errorf("%s: %s has no constants", name, kind))
+		return
+	}
+	var have []string
+	for _, f := range fields {
+		have = append(have, f.Key)
+	}
+	sort.Strings(have)
+	if strings.Join(names, ",") != strings.Join(have, ",") {
+		g.fail(fmt.Errorf("%s: fields %v, but %s's constants are %v", name, have, baseName(kind), names))
+		return
+	}
+	g.Record(name, doc, fields)
+}
+
 // Bytes returns the file: the header, then every declaration by name.
 func (g *Generator) Bytes() ([]byte, error) {
 	if len(g.errs) > 0 {
@@ -385,11 +408,34 @@ func (g *Generator) constants(t reflect.Type) []string {
 		}
 		g.pkgs[pkg] = src
 	}
-	return src.consts[t.Name()]
+	return src.consts[baseName(t)]
+}
+
+// baseName is t's name without type arguments: Event for Event[T].
+func baseName(t reflect.Type) string {
+	n, _, _ := strings.Cut(t.Name(), "[")
+	return n
+}
+
+// typeIdent is the name of a constant's declared type, a generic one's
+// without its arguments (Event for Event[TabsView]); nil for none.
+func typeIdent(e ast.Expr) *ast.Ident {
+	switch t := e.(type) {
+	case *ast.Ident:
+		return t
+	case *ast.IndexExpr:
+		id, _ := t.X.(*ast.Ident)
+		return id
+	case *ast.IndexListExpr:
+		id, _ := t.X.(*ast.Ident)
+		return id
+	}
+	return nil
 }
 
 // readPackage collects a package's typed string constants from its
-// non-test files: `Name Type = "value"`.
+// non-test files: `Name Type = "value"`, and `Name Type[T] = "value"`
+// under Type.
 func readPackage(dir string) (*pkgSource, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -413,8 +459,8 @@ func readPackage(dir string) (*pkgSource, error) {
 			}
 			for _, s := range gd.Specs {
 				vs := s.(*ast.ValueSpec)
-				id, ok := vs.Type.(*ast.Ident)
-				if !ok {
+				id := typeIdent(vs.Type)
+				if id == nil {
 					continue
 				}
 				for _, v := range vs.Values {

@@ -44,6 +44,9 @@ type shape struct {
 	Dashed   map[string]string `json:"dashed-key"`
 }
 
+// named is an event name typed by its payload, as app's events are.
+type named[T any] string
+
 type event struct {
 	Kind color `json:"kind"`
 	Data any   `json:"data,omitempty"`
@@ -54,7 +57,8 @@ type event struct {
 func writeKinds(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	src := "package tsgen\n\nconst (\n\tRed color = \"red\"\n\tBlue color = \"blue\"\n\tAlsoRed color = \"red\"\n)\n"
+	src := "package tsgen\n\nconst (\n\tRed color = \"red\"\n\tBlue color = \"blue\"\n\tAlsoRed color = \"red\"\n)\n" +
+		"\nconst (\n\tOpened named[inner] = \"x:opened\"\n\tClosed named[string] = \"x:closed\"\n)\n"
 	if err := os.WriteFile(filepath.Join(dir, "kinds.go"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -127,5 +131,28 @@ func TestOneNameForTwoTypesFails(t *testing.T) {
 	g.Types(reflect.TypeFor[Base](), reflect.TypeFor[inner]())
 	if _, err := g.Bytes(); err == nil {
 		t.Fatal("two Go types declared as inner, and no error")
+	}
+}
+
+// TestEventsNeedEveryEvent: a record of events lists every constant of the
+// generic event type, whatever its payload, and one left out fails.
+func TestEventsNeedEveryEvent(t *testing.T) {
+	dir := writeKinds(t)
+	kind := reflect.TypeFor[named[any]]()
+	g := New("vroom/internal/tsgen", dir, "")
+	g.Events("Events", "doc", kind, []Field{
+		{Key: "x:opened", Type: reflect.TypeFor[inner]()},
+		{Key: "x:closed", Type: reflect.TypeFor[string]()},
+	})
+	got := generate(t, g)
+	for _, want := range []string{`  "x:opened": inner`, `  "x:closed": string`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	g = New("vroom/internal/tsgen", dir, "")
+	g.Events("Events", "doc", kind, []Field{{Key: "x:opened", Type: reflect.TypeFor[inner]()}})
+	if _, err := g.Bytes(); err == nil || !strings.Contains(err.Error(), "x:closed") {
+		t.Errorf("an event without its payload: err %v, want one naming x:closed", err)
 	}
 }

@@ -3,21 +3,15 @@
 // can rely on `err.message` and `instanceof Error`.
 import * as Go from '../../wailsjs/go/app/App'
 import { EventsOn } from '../../wailsjs/runtime/runtime'
-import { app, browser } from '../../wailsjs/go/models'
-import type { BrowserState, Card, CheckRow, Events, ProcInfo, Replay, RunSummary, RunView, TabInfo, TabsView } from './types.gen'
+import type {
+  BrowserState, Card, CheckRow, ConfirmAnswer, Events, KeyInput, LiveEndpoint, PointerInput, ProcInfo, Replay,
+  RunSummary, RunView, Settings, State, SubmitResult, TabInfo, TabsView,
+} from './types.gen'
 
-// What Go sends the UI is typed in types.gen.ts, generated from the Go
-// types (tstypes_test.go fails when it is stale).
+// Everything Go and the UI exchange is typed in types.gen.ts, generated
+// from the Go types (tstypes_test.go fails when it is stale); Wails'
+// bindings are used only to call the methods.
 export type * from './types.gen'
-
-// Types only bound calls use, as Wails generates them. Plain data: the
-// generated classes carry a helper method that form copies lack.
-export type Settings = Omit<app.Settings, 'convertValues'>
-export type State = app.State
-export type LocalServer = app.LocalServer
-export type LiveEndpoint = app.LiveEndpoint
-export type PointerInput = browser.PointerInput
-export type KeyInput = browser.KeyInput
 
 /** GoError is a failure reported by the Go side (or by the bridge itself). */
 export class GoError extends Error {
@@ -47,19 +41,28 @@ function view<T>(op: string, fn: () => Promise<unknown>): Promise<T> {
   return call(op, fn) as Promise<T>
 }
 
+/**
+ * wire passes a plain value where a bound method's Wails declaration wants
+ * one of its classes: the bridge sends JSON either way, and the value has
+ * the Go type's exact shape from types.gen.ts.
+ */
+function wire<T>(v: unknown): T {
+  return v as T
+}
+
 export const api = {
-  state: () => call('state', () => Go.State()),
-  saveSettings: (s: Settings) => call('save settings', () => Go.SaveSettings(app.Settings.createFrom(s))),
-  setAPIKey: (key: string) => call('set API key', () => Go.SetAPIKey(key)),
-  forgetAPIKey: () => call('forget API key', () => Go.ForgetAPIKey()),
-  useLocalServer: () => call('use local server', () => Go.UseLocalServer()),
+  state: () => view<State>('state', () => Go.State()),
+  saveSettings: (s: Settings) => view<State>('save settings', () => Go.SaveSettings(wire(s))),
+  setAPIKey: (key: string) => view<State>('set API key', () => Go.SetAPIKey(key)),
+  forgetAPIKey: () => view<State>('forget API key', () => Go.ForgetAPIKey()),
+  useLocalServer: () => view<State>('use local server', () => Go.UseLocalServer()),
 
   browserState: () => view<BrowserState>('browser state', () => Go.BrowserState()),
   tabs: () => view<TabsView>('tabs', () => Go.Tabs()),
   newTab: (url: string) => view<TabInfo>('new tab', () => Go.NewTab(url)),
   closeTab: (id: string) => call('close tab', () => Go.CloseTab(id)),
   activateTab: (id: string) => call('switch tab', () => Go.ActivateTab(id)),
-  submit: (text: string, tabs: string[]) => call('submit', () => Go.Submit(text, tabs)),
+  submit: (text: string, tabs: string[]) => view<SubmitResult>('submit', () => Go.Submit(text, tabs)),
   stopRun: () => call('stop', () => Go.StopRun()),
   run: () => view<RunView | null>('run', () => Go.Run()),
   correct: (text: string) => call('correct', () => Go.Correct(text)),
@@ -67,15 +70,15 @@ export const api = {
   takeOver: (pid: number) => view<ProcInfo>('take over', () => Go.TakeOver(pid)),
   handBack: (pid: number, note: string) => view<ProcInfo>('hand back', () => Go.HandBack(pid, note)),
   cards: () => view<Card[] | null>('cards', () => Go.Cards()),
-  answerConfirm: (id: string, decision: 'deny' | 'once' | 'run') => call('answer', () => Go.AnswerConfirm(id, decision)),
+  answerConfirm: (id: string, decision: ConfirmAnswer) => call('answer', () => Go.AnswerConfirm(id, decision)),
   answerAsk: (id: string, option: string) => call('answer', () => Go.AnswerAsk(id, option)),
   history: () => view<RunSummary[] | null>('history', () => Go.History()),
   replay: (id: string) => view<Replay>('replay', () => Go.Replay(id)),
   /** doctor runs vroom doctor's checks (seconds: a model call, a browser launch each). */
   doctor: () => view<CheckRow[]>('check', () => Go.Doctor()),
-  liveEndpoint: () => call('live view', () => Go.LiveEndpoint()),
-  pointer: (tab: string, ev: PointerInput) => call('pointer', () => Go.PointerInput(tab, ev)),
-  key: (tab: string, ev: KeyInput) => call('key', () => Go.KeyInput(tab, ev)),
+  liveEndpoint: () => view<LiveEndpoint>('live view', () => Go.LiveEndpoint()),
+  pointer: (tab: string, ev: PointerInput) => call('pointer', () => Go.PointerInput(tab, wire(ev))),
+  key: (tab: string, ev: KeyInput) => call('key', () => Go.KeyInput(tab, wire(ev))),
   /** fitView resizes a taken-over tab's viewport to width x height CSS pixels; 0, 0 restores it. */
   fitView: (tab: string, width: number, height: number) => call('fit view', () => Go.FitView(tab, width, height)),
   unmute: () => call('unmute', () => Go.Unmute()),
