@@ -1,5 +1,91 @@
-// Package app joins browser, agents and voice into the desktop application.
-// It is the only package that imports Wails' runtime and go-keyring: bound
-// methods for the frontend, events out, settings and secrets, wiring. It stays
-// thin; behaviour lives in the packages it wires.
+// Package app is Vroom's desktop face and the binary's entry: Main
+// dispatches to the window (no arguments) or to cli's commands (run,
+// replay, doctor, mcp, observe). It holds what the window needs and
+// nothing the other faces share: the object bound to the UI (App, its
+// methods and the events it emits), the desktop session, the cards
+// waiting for the person, the live view, take-over and the voice
+// controls. Runs are built by runner.BuildRun like every face's; settings
+// and the key are config's, history and replay runlog's, Settings' Check
+// doctor's.
+//
+// It may import every package of the app tree and Wails; only main
+// imports it.
+//
+// # The window
+//
+// In the window, SIGINT and SIGTERM are Wails' own: its handler ends the
+// GTK loop, which runs OnShutdown, so a signal takes the close button's
+// path (the run killed, the browser closed, then exit). Without a usable
+// X11 or Wayland socket, vroom prints one line (ErrNoDisplay) and exits 1.
+//
+// # The desktop session
+//
+// The window appears at once; the session (a headless Chromium on the
+// persistent profile in the data directory's profile/, and the live-view
+// server) starts at Wails' OnDomReady, because launching Chromium with the
+// window held its first paint back by seconds on two cores
+// (BenchmarkDesktopStartup), or at the first binding that needs the
+// browser. The person sees tabs only through the live view. The session's
+// lock guards fields only; nothing slow runs under it: StartRun reserves
+// the session's one run slot, builds the run with no lock held, then
+// installs it. A browser that dies is relaunched, and a run's agents in it
+// are told their tabs are gone. With endpoints in Settings, the person's
+// own tabs stay local and the agents' tabs go to the remote pool; the live
+// view and take-over find a tab in either (findTab).
+//
+// # Live view
+//
+// Frames do not go through the Wails event bus: a loopback HTTP server
+// with a per-launch token streams [u32 len][JSON {seq,w,h,at}][u32
+// len][JPEG] records to a fetch in the UI, which decodes only the newest
+// frame onto a canvas. A tile asks for frames at the size it is shown (w,
+// h: the view × devicePixelRatio, rounded up to 32 px, capped at 1920);
+// one screencast per tab runs at the largest size any subscriber wants. A
+// tile out of view aborts its fetch, which ends the subscription, and
+// Chromium's screencast stops when nobody watches.
+//
+// # Take-over
+//
+// TakeOver pauses an agent (in agents) and lets the person drive its tab
+// from the tile under the agent's lease, so no other agent can take it.
+// FitView resizes the tab's viewport to the view's shape so a full-height
+// app shows whole; HandBack restores it before the agent resumes. Pointer
+// input maps through the viewport of the frame on screen; the UI sends
+// input one event at a time, in order, and the hand-back waits until all
+// of it has reached the tab.
+//
+// # Voice controls
+//
+// Push-to-talk is the backquote key held in the window (ignored in text
+// fields and in a live view the person drives, key repeat ignored): Unmute
+// on press, Mute on release. Muting one agent (SetAgentMuted) is room
+// state, not voice state: Room.Speak never calls Voice.Say for it. A
+// transcript that arrives while a card waits goes through voiceAnswer: the
+// whole utterance, less filler, must be a confirmation phrase or clearly
+// name one option; otherwise it is a correction.
+//
+// # Files, by concern
+//
+//   - main.go: Main, the dispatch. desktop.go: RunDesktop, the Wails
+//     window. display.go: the display check. bindings_on.go and
+//     bindings_off.go: whether the binary is the one wails generate module
+//     builds (which needs no display).
+//   - app.go: App and its settings and key bindings (State, SaveSettings,
+//     SetAPIKey, ForgetAPIKey, UseLocalServer). check.go: Doctor, Settings'
+//     Check, over the session's data directory. history.go: History and
+//     Replay.
+//   - session.go: the session's lifecycle and the browser's relaunch.
+//     remotebrowsers.go: the desktop's remote pool and findTab.
+//   - runcontrol.go: StartRun, StopRun (the kill switch), Correct, HandTab,
+//     Run. omnibox.go: Submit, a URL or a task.
+//   - tabbindings.go: the window's tabs (the coalesced tabs:changed),
+//     LiveEndpoint, PointerInput and KeyInput. live.go: the frame stream.
+//     takeover.go: TakeOver, HandBack, FitView.
+//   - cards.go: the confirmations and questions waiting for the person.
+//     voicecards.go: a spoken answer to a card. voicecontrols.go: Unmute,
+//     Mute, SetAgentMuted and the mic meter.
+//   - events.go: Event, every event and view type the UI receives, and the
+//     kinds they carry (RunStatus, StopReason, CardKind, SubmitKind,
+//     ConfirmAnswer). errors.go: the bindings' sentinels. deadlines.go:
+//     the bindings' deadlines.
 package app

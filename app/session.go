@@ -31,7 +31,7 @@ type session struct {
 	closing  bool // stopSession began: no run may start
 
 	// remote is the pool of remote browsers runs open tabs in, when
-	// Settings list endpoints (endpoints_desk.go); it has its own lock.
+	// Settings list endpoints (remotebrowsers.go); it has its own lock.
 	remote remotePool
 }
 

@@ -120,7 +120,7 @@ func TestSessionTabsCoalesced(t *testing.T) {
 	}
 }
 
-// Must-show 1 without a window: a task from the omnibox starts a run whose
+// Without a window: a task from the omnibox starts a run whose
 // executor works in its own tab; its events reach the UI, the run ends and
 // the history lists it with its outcome.
 func TestSessionRun(t *testing.T) {
@@ -204,7 +204,7 @@ func TestSessionAttachedTab(t *testing.T) {
 	}
 }
 
-// Must-show 3 without a window: "Place order" waits on a confirmation card;
+// Without a window: "Place order" waits on a confirmation card;
 // deny leaves the site without an order, allow once lets it through.
 func TestSessionConfirmCard(t *testing.T) {
 	t.Parallel()

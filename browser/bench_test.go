@@ -285,7 +285,7 @@ func BenchmarkType(b *testing.B) {
 }
 
 // BenchmarkOpenTab measures opening a tab at a local page until its load,
-// by each route Chromium offers (ARCHITECTURE.md, "Opening a tab"):
+// by each route Chromium offers (the package doc, "Opening a tab"):
 // a new window or a tab in the existing one; the URL in
 // Target.createTarget or about:blank then a navigation (light, or the
 // checked Navigate action); and a prewarmed blank tab, where only the

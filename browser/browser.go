@@ -474,7 +474,7 @@ func (b *Browser) adoptPopup(s *session, id, opener string) {
 
 // Open opens a new tab at url ("" or about:blank for an empty one) and
 // returns once its page has loaded. It takes the cheapest route measured
-// (BenchmarkOpenTab, ARCHITECTURE.md "Opening a tab") that attaches before
+// (BenchmarkOpenTab, the package doc's "Opening a tab") that attaches before
 // the page loads: a tab in the browser's existing window, then a plain
 // Page.navigate. The URL in Target.createTarget saves ~10 ms more, but the
 // page then lays out and creates its cross-site iframes before the tab is

@@ -3,47 +3,203 @@
 // trusted input, screenshots and screencast frames.
 //
 // It imports nothing else from Vroom, so it is usable on its own (`vroom
-// observe`, in package app, is a thin command line over Observe and
+// observe`, in package app/cli, is a thin command line over Observe and
 // Screenshot). Every blocking call takes a context
 // first; cancelling a lease's context releases the tab, cancelling the
 // browser's closes Chromium.
 //
+// `Launch` finds Chromium (`VROOM_CHROME`, then Debian's
+// `/usr/lib/chromium/chromium` and the usual install paths, then the PATH:
+// `FindChrome`, the one search list tests use too); `Start` is `Launch` in the
+// background, and `Open` waits for it. `Connect` dials a `ws://` CDP endpoint;
+// `ResolveEndpoint` turns an `http(s)` address into one through
+// `/json/version`, and `EndpointName` hides credentials in every message;
+// `Browser.Version` says which browser answered. Every blocking call takes a
+// context; crashes, hangs, closed tabs and a dead browser become typed errors
+// within the caller's deadline. Errors nobody waits for (a popup not adopted,
+// a screencast that would not stop) go to `Options.Logf`; `Close` returns what
+// disconnecting met, the same answer to every caller.
+//
+// # Leases
+//
+// A tab is leased to an owner (`Tab.Lease`, `WithOwner`) for a whole
+// read-think-act sequence; anyone else gets `ErrTabLeased` naming the holder.
+// A popup belongs to whoever holds its opener.
+//
 // # Seeing a page
 //
-// Tab.Observe returns a ranked frontier of at most 40 controls: the open
-// dialog's first (including those below its scroll fold), then the
-// viewport's, then the nearest ones outside it, with a count of every
-// candidate so a short list is never mistaken for the whole page. Each
-// control has a short ref (e17) that survives a framework replacing the
-// element with an equivalent one. Observation.Compact is the
-// one-line-per-control form for a model; the struct marshals to JSON for a
-// UI. Password, card, CVV and one-time-code values are always "***".
-//
-// The walk runs in an isolated world of every frame (shadow roots, same- and
-// cross-origin iframes, including cross-site ones that site isolation puts
-// in another process, attached as targets of their own), keeps refs in a WeakMap rather than attributes (so
-// observing never mutates the page), and reads geometry from an
-// IntersectionObserver instead of forcing a layout query per element.
-//
-// Tab.Changes reports what changed since an earlier observation version,
-// against up to eight baselines per document within 2 MiB; when it cannot,
-// it returns the full observation and says why.
+// `Observe` returns a ranked frontier of at most 40 controls with short refs
+// (the open dialog's first, then the viewport's), through shadow DOM and every
+// frame, cross-process iframes included, masking password/card/OTP values. The
+// walker (`walker.js`) runs in an isolated world, keeps refs in a WeakMap
+// (observing never mutates the page), and refs survive a framework
+// re-rendering an element. `ObserveOptions.Query` searches every candidate on
+// the page for a control whose name, value or nearby text matches; `Within`
+// observes one subtree (`Observation.DialogRef`). `Changes` diffs against one
+// of up to eight baselines per document: controls added, changed and removed,
+// and the prose that appeared or went away.
 //
 // # Acting
 //
-// Tab.Do (and Click, Type, Select, Press, ClickAt, ...) checks the target
-// (attached, visible, enabled, not inert, scrolled into view, and what a hit
-// test finds at the click point, checked again after the pointer moves),
-// sends trusted input through CDP's Input domain, waits for the page to
-// settle (event-driven, bounded, with an optional Condition), and returns a
-// Result saying whether anything observable changed. Tab.Batch runs several
-// steps with checks between them and returns one observation.
+// An action checks its target (attached, visible, enabled, not inert, scrolled
+// into view, hit-tested, again after the pointer moves), sends trusted CDP
+// input, settles on events (never a fixed sleep), and reports whether anything
+// changed. A click into an out-of-process frame waits until the page is drawn
+// and must land on its target: the compositor's hit-test data lags a layout
+// shift of the parent, so a press that missed is aimed again from fresh
+// geometry. Typing focuses and selects the field in the same call (no press: a
+// page can keep focus from a press) and inserts the text as trusted input.
+// Verdicts fingerprint every form control's value, so a stepper setting
+// `input.value` is an effect; "no visible effect" means nothing changed.
 //
-// # Ownership
+// # Settle on the action's own network
 //
-// A tab is leased by an owner for a whole read-think-act sequence
-// (Tab.Lease); calls made with another owner (WithOwner) fail with a
-// *LeaseError. A popup belongs to whoever holds its opener.
+// `netwatch.js` runs once in each document's main world and, while an action's
+// window is open (from the baseline to the settle), counts the requests and
+// the timers of ≤ 1.5 s the page schedules, and what those start in turn — at
+// most 12 timers, nothing from a loop older than the window (a chain the last
+// action started counts only in that action's window), so an animated page
+// costs an action nothing. An action that started nothing resolves once the
+// DOM is quiet; otherwise the settle waits, event-driven, for the window's
+// requests and timers (at most 2 s), then for the DOM again. A request still
+// in flight at the bound is `Result.Pending` ("still loading"). Measured: a
+// typeahead (150 ms debounce + 300 ms server) returns in ~530 ms with its
+// listbox in the DOM; "Processing…" then a POST 800 ms later in ~980 ms with
+// the confirmation shown; clicks on a page with an interval, a recursive
+// timeout and a poll take 30–55 ms.
+//
+// # Wait
+//
+// `Tab.Wait` waits in the page, woken by mutations and netwatch's events,
+// until every condition of its `WaitFor` holds (text, text gone, URL, a
+// control matching as `Query` does) or, with none, until the page is idle. The
+// timeout defaults to 10 s, at most 30 s; a timeout is `WaitResult{Met:
+// false}` saying what did not happen, not an error. A navigation continues the
+// wait in the new document, and the tab answers other calls meanwhile.
+//
+// # The request guard
+//
+// `Tab.Guard` holds the tab's document requests (CDP Fetch at the request
+// stage: navigations, form POSTs with their bodies, each redirect hop) until a
+// check answers, each in its own goroutine so a check waiting for the person
+// holds only its request. A refused one is answered `204 No Content`: the
+// navigation ends with the page as it was, and no error page for the agent to
+// read. `Tab.Secrets` returns the given hosts' cookies and the masked fields'
+// values, which the exfiltration guard looks for.
+//
+// # Opening a tab
+//
+// `Open` creates a tab in the existing window at `about:blank`, attaches, then
+// `Tab.Load`s the URL (`Page.navigate` and the load event; no checked action,
+// since there was nothing on the page). `BenchmarkOpenTab` (a local page until
+// its load; medians, at load ≈ 3, then two runs at load ≈ 15):
+//
+//   - new window, about:blank, `Navigate` action (the old `Open`): 233.6 ·
+//     480, 312
+//   - new window, URL in `createTarget`: 182.0 · 417, 307
+//   - tab in the window, about:blank, `Navigate` action: 136.7 · 321, 232
+//   - tab in the window, about:blank, `Page.navigate` + load (`Open`): 116.3 ·
+//     180, 224
+//   - tab in the window, URL in `createTarget`: 106.2 · 173, 161
+//   - prewarmed blank tab, `Tab.Load` only (`runner.Tabs.Open` with the pool):
+//     50.1 · 62, 64
+//
+// The URL in `createTarget` saves ~10 ms more, but the page then loads (and
+// creates its cross-site iframes) before the tab is attached and emulated:
+// `TestIframes` failed with it.
+//
+// # Hidden text is not the page
+//
+// An injection is most dangerous where the person cannot see it: the agent
+// would act on text they never had a chance to judge. The walker (`hiddenHow`,
+// `seenText`) leaves such text out of everything the model reads — control
+// names, headings, the text excerpt, and so the diffs' prose and `read_page`.
+// Per kind:
+//
+//   - not rendered: `display`/`visibility`/`opacity: 0`, a closed `<details>`:
+//     dropped — nothing is on screen; a closed details shows its summary (a
+//     control), and opening it makes its text appear in the diff
+//   - its background's colour (contrast under 1.3:1), transparent text:
+//     dropped — no honest page writes text to be unread; over a background
+//     image the colour cannot be judged and the text counts as seen
+//   - zero size (font-size under 2px), clipped by an ancestor at most 2px wide
+//     or high, `clip`/`clip-path` visually hidden: dropped from page text and
+//     from a name that has visible text — screen-reader text adds nothing a
+//     sighted person reads, and it is where the first injection hid (a span in
+//     a link's name)
+//   - visually-hidden text naming a control with no visible text (an icon
+//     button): kept as the name; a sentence of more than four words is marked
+//     `[hidden]` and cut to 40 characters — it is the icon's only name
+//     ("Search", "Close"); a sentence there is not a label, and the mark says
+//     nobody sees it
+//   - off the page (wholly left of or above the document's origin): dropped —
+//     no scrolling reaches it
+//   - `aria-hidden="true"` content: dropped from names; kept in page text —
+//     the accessible name leaves it out too; but a sighted person sees it, and
+//     the model should read what the person reads
+//   - an `aria-label`/`aria-labelledby` that does not contain the control's
+//     visible text (of three letters or more): the visible text is the name —
+//     the label a person reads is the one they would click by; a short glyph
+//     ("×") keeps its label
+//   - HTML comments: never read — they are not text nodes
+//
+// Text that stays is still fenced as untrusted page data.
+// `TestHiddenTextIsNotThePage` covers each kind,
+// `TestVisibleTextIsNeverDropped` a page of visible text in many styles.
+//
+// Files, by concern:
+//
+//   - `launch.go`: `Options`, `FindChrome`, the chromedp allocator.
+//     `remote.go`: `CheckEndpoint`, `ResolveEndpoint`, `ConnectEndpoint`,
+//     `EndpointName`, `Browser.Version`.
+//   - `browser.go`: `Browser` — `Launch`, `Start`, `Connect`, death,
+//     `Relaunch`, `Close`, adopting tabs and popups, `Open`. `tabs.go`:
+//     `TabInfo`, tab events and their coalescing subscriber, the listing,
+//     `Tab.Load`.
+//   - `tab.go`: `Tab` — attach, CDP events, frames (out-of-process iframes
+//     included), the isolated world, the per-call context (`begin`) and error
+//     mapping (`fail`). `lease.go`: owners and leases.
+//   - `observe.go` (with `walker.js`): `Observe`, the merged frontier,
+//     `Compact`. `diff.go`: `Changes`, `Diff`, the baselines. `wait.go`:
+//     `Wait`. `net.go` (with `netwatch.js`): the main-world request and timer
+//     counter.
+//   - `action.go`: `Action`, `Condition`, `Result`, validation. `act.go`:
+//     `Do`, the convenience methods, and `Tab.act`, the dispatcher (target,
+//     baseline, input, settle, verdict). `pointer.go`: locating a ref, the
+//     pointer checks, clicks (into frames too), hover, `click_at`, scroll.
+//     `keys.go`: chords, key events, typing. `select.go`: native and custom
+//     selects, uploads. `nav.go`: navigate, back/forward, reload. `settle.go`:
+//     the event-driven settle; when the page asked for a navigation of its top
+//     frame, the action waits for its fate (frameNavigated or
+//     frameStoppedLoading), as long as the tab's guard holds a request and
+//     `SettleTimeout` beyond. `verdict.go`: the fingerprints and what changed.
+//     `batch.go`: `Batch`.
+//   - `screenshot.go` (one pixel per CSS pixel, so `click_at` coordinates
+//     match; set-of-marks), `screencast.go` (one CDP screencast per tab fanned
+//     out with a one-frame buffer; its start/stop sequences are serialised,
+//     since two at once — a view resized while the viewport is fitted — make
+//     Chromium refuse the second start), `forward.go` (the person's pointer
+//     and keys as trusted input; `FitViewport`, which restarts a running
+//     screencast: over a still page Chromium sends no frame for a size change
+//     alone).
+//   - `pointer.go`: a click into an out-of-process frame waits until the page
+//     is drawn and must land on its target — the compositor's hit-test data
+//     lags a layout shift of the parent, and a press sent before it catches up
+//     lands where the frame used to be.
+//   - `layer.go`: a look within a layer also walks the iframes inside it (a
+//     consent manager's dialog is another site's page in an iframe).
+//     `waitframes.go`: a wait for a control also waits in the child frames,
+//     looking again as frames arrive. An iframe over the viewport is a modal
+//     like any backdrop; a click that closes its own frame, or an iframe
+//     loading another page, is an effect settled in the top frame — only the
+//     top frame's navigation is the page's.
+//   - `framed.go`: an action inside an iframe also takes the top frame's state
+//     before and settles it after (its network window too): the effect of a
+//     click in a frame is often the page's (a message posted up, the page
+//     reacting), and the result's URL is the page's.
+//   - `guard.go`: `Tab.Guard` (document requests, and those pages' scripts
+//     send, marked `Request.Script`), `Tab.Secrets`. `errors.go`: every
+//     sentinel and error type.
 //
 // # Failures
 //

@@ -18,7 +18,7 @@ import (
 )
 
 // modelDelay is how long every scripted model answer takes in
-// BenchmarkRunOverhead, as in issue 12's measurement.
+// BenchmarkRunOverhead: a real model's pace, so what Vroom adds shows.
 const modelDelay = time.Second
 
 // BenchmarkRunOverhead runs four executors of three model calls each in

@@ -24,7 +24,7 @@ import (
 // browserlessDir is where make test installs browserless from npm.
 const browserlessDir = "../../build/browserless"
 
-// TestRemoteBrowserless (issue 13, must-show 3): browserless from npm,
+// TestRemoteBrowserless: browserless from npm,
 // run on this machine's Chromium, as two endpoints of one run — its
 // ws://host:port?token= form and its http://host:port?token= form,
 // resolved through /json/version — with an agent's tab in each.

@@ -13,7 +13,7 @@ import (
 	"vroom/internal/testenv"
 )
 
-// TestRemoteSpread (issue 13, must-show 3): `vroom run` with two remote
+// TestRemoteSpread: `vroom run` with two remote
 // browsers — real Chromium processes, one given by its http:// DevTools
 // address (resolved through /json/version), one by its ws:// URL — and
 // four agents: each endpoint gets two of their tabs, every agent does its
@@ -52,7 +52,7 @@ func TestRemoteSpread(t *testing.T) {
 	t.Logf("endpoints: %+v", st)
 }
 
-// TestRemoteEndpointKilled (issue 13, must-show 3): two remote browsers,
+// TestRemoteEndpointKilled: two remote browsers,
 // one agent working in each; the first one's Chromium is SIGKILLed while
 // its agent waits in the page. That agent ends failed, told its tab is
 // gone; the other finishes; the run goes on (headless, it no longer ends

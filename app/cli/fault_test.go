@@ -16,7 +16,7 @@ import (
 	"vroom/internal/modeltest"
 )
 
-// TestFaultRunBrowserKilled (issue 11, must-show 2): `vroom run` as a real
+// TestFaultRunBrowserKilled: `vroom run` as a real
 // process, its own Chromium SIGKILLed once the executor is at work: exit 1
 // within 2 s of the death, and stderr and the JSON events say the browser
 // closed.

@@ -47,7 +47,7 @@ func wavStats(t *testing.T, wav []byte) (time.Duration, float64) {
 	return time.Duration(n) * time.Second / time.Duration(rate), math.Sqrt(sum / float64(max(n, 1)))
 }
 
-// Issue 5, must-show 4, through the whole product: `vroom run --voice
+// Voice through the whole product: `vroom run --voice
 // --ptt`, Enter opens the microphone, real speech is played into the mic
 // feed, Enter closes it; the clip is uploaded for transcription, and the
 // text reaches both executors' next prompts and the planner's as a priority
@@ -221,7 +221,7 @@ func wavFileDuration(t *testing.T, path string) (time.Duration, float64) {
 	return wavStats(t, b)
 }
 
-// Issue 5, must-show 6: with no sound server, `vroom run --voice` says so
+// With no sound server, `vroom run --voice` says so
 // once and completes the run text-only.
 func TestNoSoundServerRunsTextOnly(t *testing.T) {
 	needBrowser(t)

@@ -11,7 +11,7 @@ import (
 	"vroom/internal/modeltest"
 )
 
-// TestUserCorrection (must-show 10): a correction sent while both
+// TestUserCorrection: a correction sent while both
 // executors' model calls are in flight reaches each executor's next
 // prompt and the planner's, marked as from the user; the executors follow
 // it on the page and the planner spawns nothing more.

@@ -90,7 +90,7 @@ func popupModel(s *popupSite, closeWith string) func(r *modeltest.Request) (int,
 	}
 }
 
-// TestPopupOverField (issue 9): a newsletter popup covers the field the
+// TestPopupOverField: a newsletter popup covers the field the
 // model types into; the refusal carries the popup's controls with refs,
 // fenced as page data, so the model closes it and types again — at most
 // four executor calls (type, close, type, done), no observe.
@@ -113,7 +113,7 @@ func TestPopupOverField(t *testing.T) {
 	t.Logf("%d executor calls: %v\nthe refusal:\n%s", f.total(), f.calls, refused)
 }
 
-// TestSkillsDialogBlocksPage (issue 9): on the skills fixture, once "Add
+// TestSkillsDialogBlocksPage: on the skills fixture, once "Add
 // skill" opens its dialog (a role=dialog on a fixed backdrop, no
 // aria-modal), the view offers the dialog's controls and not the 180 of
 // the feed behind it, which it counts as blocked; the typeahead's

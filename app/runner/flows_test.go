@@ -18,7 +18,7 @@ import (
 	"vroom/internal/modeltest"
 )
 
-// Issue 9's must-shows, end to end: real Chromium through the Tabs
+// The flows through real sites, end to end: real Chromium through the Tabs
 // adapter, fixture pages that behave like real sites (apptest.Pages, flows/), and
 // a scripted model that acts as a careful model does — it acts only on
 // refs it was shown, calls observe when the ref it needs is not there,
@@ -192,7 +192,7 @@ func runFlow(tb testing.TB, h *harness, task, page string, f *flowTally, next fu
 	return res
 }
 
-// TestFlowSkills (must-show 1a): three skills added through the dialog's
+// TestFlowSkills: three skills added through the dialog's
 // typeahead, each in at most five calls plus one observe, and no result
 // claims an action had no visible effect.
 func TestFlowSkills(t *testing.T) {
@@ -276,7 +276,7 @@ func (m *skillsModel) next(r *modeltest.Request) (int, modeltest.Reply) {
 	return m.skill, apptest.Call("click", "ref", e)
 }
 
-// TestFlowLongRow (must-show 1b): "Item 4321" in a row of 5,000 buttons is
+// TestFlowLongRow: "Item 4321" in a row of 5,000 buttons is
 // selected and the form submitted in at most four calls.
 func TestFlowLongRow(t *testing.T) {
 	s := newFlowSite(t)
@@ -327,7 +327,7 @@ func longRowFlow(tb testing.TB, s *flowSite) *flowTally {
 	return f
 }
 
-// TestFlowCheckout (must-show 1c): "Place order" shows "Processing…" for
+// TestFlowCheckout: "Place order" shows "Processing…" for
 // 800 ms before it posts; the order exists before the executor's next
 // model call, and the click's result shows the confirmation.
 func TestFlowCheckout(t *testing.T) {
@@ -370,7 +370,7 @@ func checkoutFlow(tb testing.TB, s *flowSite) (*flowTally, []string) {
 
 var orderRE = regexp.MustCompile(`Order confirmed: #(\w+)`)
 
-// TestFlowStepper (must-show 1d): "+" on a quantity stepper, which only
+// TestFlowStepper: "+" on a quantity stepper, which only
 // sets the input's value, is reported as an effect with the new value.
 func TestFlowStepper(t *testing.T) {
 	s := newFlowSite(t)
@@ -400,7 +400,7 @@ func stepperFlow(tb testing.TB, s *flowSite) *flowTally {
 	return f
 }
 
-// TestPlannerSeesAttachedTabs (issue 9): with two tabs attached, the
+// TestPlannerSeesAttachedTabs: with two tabs attached, the
 // planner's first prompt names each by id, title and URL, so it can tell
 // the profile from the catalog.
 func TestPlannerSeesAttachedTabs(t *testing.T) {

@@ -104,7 +104,7 @@ func obeyingExecutor(b *blog, firstPrompt *string) modeltest.Step {
 	}}
 }
 
-// TestBlogInjections (issue 10, must-show 1): a blog with six injections
+// TestBlogInjections: a blog with six injections
 // and an attacker on a second origin. The scripted executor obeys each:
 // the attacker gets no request, no account is deleted, the run log holds a
 // refusal for each, and the run still answers. The model never read the

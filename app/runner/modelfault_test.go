@@ -12,7 +12,7 @@ import (
 	"vroom/internal/modeltest"
 )
 
-// TestModelFaults (must-show 9): the model misbehaving in the ways real
+// TestModelFaults: the model misbehaving in the ways real
 // ones do, against a real page.
 func TestModelFaults(t *testing.T) {
 	t.Parallel()

@@ -16,12 +16,12 @@ import (
 	"vroom/internal/modeltest"
 )
 
-// The tests here are issue 4's must-shows, end to end: the runtime in
+// The runs here go end to end: the runtime in
 // agents drives real Chromium tabs through the Tabs adapter, against
 // fixture sites with their own state, with the scripted model as the only
 // stand-in. Each asserts what the site ended up with.
 
-// TestParallelExecutors (must-show 1): three sub-tasks on three sites run
+// TestParallelExecutors: three sub-tasks on three sites run
 // at once; their steps interleave in the run log and the run takes less
 // than 1.5 times its slowest executor alone.
 //
@@ -104,7 +104,7 @@ func TestParallelExecutors(t *testing.T) {
 	}
 }
 
-// TestWaitAny (must-show 2): the planner acts on the first executor to
+// TestWaitAny: the planner acts on the first executor to
 // finish while the other still runs.
 func TestWaitAny(t *testing.T) {
 	t.Parallel()
@@ -193,7 +193,7 @@ func openUserTab(t *testing.T, url string) *browser.Tab {
 	return tab
 }
 
-// TestAttachLoggedInTab (must-show 3): a tab already signed in to a site
+// TestAttachLoggedInTab: a tab already signed in to a site
 // is given to spawn; the executor works in it, opens no tab, and keeps the
 // session: the note is saved under the signed-in user.
 func TestAttachLoggedInTab(t *testing.T) {
@@ -264,7 +264,7 @@ func TestAttachLeasedTab(t *testing.T) {
 	})
 }
 
-// TestRetryOnSameTab (must-show 4): the first executor fails (the button
+// TestRetryOnSameTab: the first executor fails (the button
 // needs the terms accepted); the planner retries on the same tab and the
 // second executor succeeds there.
 func TestRetryOnSameTab(t *testing.T) {
@@ -334,7 +334,7 @@ func TestRetryOnSameTab(t *testing.T) {
 	})
 }
 
-// TestUniqueSkills (must-show 5): two executors add skills to one profile;
+// TestUniqueSkills: two executors add skills to one profile;
 // each is told what the other said through its tool results and picks
 // another; the site ends with no duplicates.
 func TestUniqueSkills(t *testing.T) {
@@ -406,7 +406,7 @@ func TestUniqueSkills(t *testing.T) {
 	})
 }
 
-// TestCanvasSpreadsheet (must-show 6): a canvas spreadsheet filled through
+// TestCanvasSpreadsheet: a canvas spreadsheet filled through
 // screenshot and click_at, every value in the right cell.
 func TestCanvasSpreadsheet(t *testing.T) {
 	t.Parallel()

@@ -10,10 +10,10 @@ import (
 	"vroom/internal/modeltest"
 )
 
-// Issue 4's must-shows about what a run may do to a site: irreversible
+// What a run may do to a site: irreversible
 // actions wait for the person, and a page cannot steer the agent away.
 
-// TestPlaceOrderNeedsConfirmation (must-show 7): "Place order" waits for
+// TestPlaceOrderNeedsConfirmation: "Place order" waits for
 // the person; denied, the server never receives the order and the run says
 // so; allowed once, it does.
 func TestPlaceOrderNeedsConfirmation(t *testing.T) {
@@ -82,8 +82,8 @@ func TestFormNamesTheCommit(t *testing.T) {
 	})
 }
 
-// TestInjectionBlocked (must-show 8): hidden page text tells the agent to
-// open an attacker URL. Hidden, it never reaches the model (issue 10);
+// TestInjectionBlocked: hidden page text tells the agent to
+// open an attacker URL. Hidden, it never reaches the model;
 // when the scripted model obeys anyway, the navigation policy blocks the
 // attacker's origin, the attacker gets nothing, and the run log says why.
 func TestInjectionBlocked(t *testing.T) {
@@ -104,7 +104,7 @@ func TestInjectionBlocked(t *testing.T) {
 	}})
 	res := h.execute(t, "mark as read")
 	// The injection is off the page (left: -10000px): a person cannot see
-	// it, so the model never reads it (issue 10); what it reads is fenced.
+	// it, so the model never reads it; what it reads is fenced.
 	if strings.Contains(firstPrompt, "IMPORTANT SYSTEM INSTRUCTION") {
 		t.Fatalf("the hidden injection reached the model:\n%s", firstPrompt)
 	}

@@ -98,7 +98,7 @@ func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 // loads; the load goes on after Open returns, and the tab's first use
 // waits for it. Without one, browser.Open opens a tab in the existing
 // window and loads the URL there before returning, the cheapest route that
-// keeps cross-site frames driveable (ARCHITECTURE.md, "Opening a tab").
+// keeps cross-site frames driveable (package browser's doc, "Opening a tab").
 func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) {
 	t, err := p.OpenTab(ctx, owner, url)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"vroom/internal/modeltest"
 )
 
-// The executor's wait tool against real Chromium (issue 9, must-show 2):
+// The executor's wait tool against real Chromium:
 // each condition, the idle case, a timeout that says so, and a person's
 // correction cutting a wait short. late.html changes only when the test
 // releases a response the page is waiting for.
