@@ -124,7 +124,7 @@ func TestDecodeSettingsErrors(t *testing.T) {
 		{"bad url", `{"base_url":"api.openai.com"}`, `base_url: "api.openai.com" must start with http:// or https://`},
 	}
 	for _, c := range cases {
-		_, err := DecodeSettings([]byte(c.doc))
+		_, err := decodeSettings([]byte(c.doc))
 		if !errors.Is(err, ErrInvalidSettings) || !strings.Contains(err.Error(), c.say) {
 			t.Errorf("%s: err = %v, want ErrInvalidSettings saying %q", c.name, err, c.say)
 		}
@@ -176,7 +176,7 @@ func TestNavigationSettingsInvalid(t *testing.T) {
 // leaving; the lists round-trip.
 func TestNavigationSettingsDefaults(t *testing.T) {
 	t.Parallel()
-	st, err := DecodeSettings([]byte(`{"base_url": "https://api.openai.com/v1", "planner_model": "p", "executor_model": "e"}`))
+	st, err := decodeSettings([]byte(`{"base_url": "https://api.openai.com/v1", "planner_model": "p", "executor_model": "e"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,16 +42,16 @@ func (s Store) Load() (Settings, error) {
 	if err != nil {
 		return Settings{}, fmt.Errorf("load settings: %w", err)
 	}
-	st, err := DecodeSettings(data)
+	st, err := decodeSettings(data)
 	if err != nil {
 		return Settings{}, fmt.Errorf("load settings %s: %w", s.Path, err)
 	}
 	return st, nil
 }
 
-// DecodeSettings parses and validates a settings document. Unknown fields are
+// decodeSettings parses and validates a settings document. Unknown fields are
 // rejected so a typo does not silently do nothing.
-func DecodeSettings(data []byte) (Settings, error) {
+func decodeSettings(data []byte) (Settings, error) {
 	st := DefaultSettings()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -3,7 +3,6 @@ package doctor
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"vroom/agents"
 	"vroom/app/config"
+	"vroom/voice"
 )
 
 // The model server's checks: its models list, a streamed tool call per
@@ -160,18 +160,9 @@ func checkTranscription(ctx context.Context, st config.Settings, key string) (st
 // toneWAV is half a second of a quiet 440 Hz tone, 16 kHz mono.
 func toneWAV() []byte {
 	const rate, n = 16000, 8000
-	var b bytes.Buffer
-	le := binary.LittleEndian
-	b.WriteString("RIFF")
-	binary.Write(&b, le, uint32(36+2*n))
-	b.WriteString("WAVEfmt ")
-	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(rate), uint32(2 * rate), uint16(2), uint16(16)} {
-		binary.Write(&b, le, v) // PCM, mono, the rate, bytes a second, block, bits
+	c := voice.Clip{Samples: make([]int16, n), Rate: rate}
+	for i := range c.Samples {
+		c.Samples[i] = int16(3000 * math.Sin(2*math.Pi*440*float64(i)/rate))
 	}
-	b.WriteString("data")
-	binary.Write(&b, le, uint32(2*n))
-	for i := 0; i < n; i++ {
-		binary.Write(&b, le, int16(3000*math.Sin(2*math.Pi*440*float64(i)/rate)))
-	}
-	return b.Bytes()
+	return c.WAV()
 }

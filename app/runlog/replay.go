@@ -27,10 +27,10 @@ var (
 // runIDRE matches agents.NewRunID: start time, then four hex digits.
 var runIDRE = regexp.MustCompile(`^[0-9]{8}-[0-9]{6}-[0-9a-f]{4}$`)
 
-// MaxReplayEntries bounds a replay's timeline, so a runaway run's log
+// maxReplayEntries bounds a replay's timeline, so a runaway run's log
 // cannot make the UI render without end; the rest is cut and the replay
 // says so.
-const MaxReplayEntries = 5000
+const maxReplayEntries = 5000
 
 // Who names an entry's actor besides the planner and the agents.
 const (
@@ -51,7 +51,7 @@ type Replay struct {
 	// agents, you, system.
 	Lanes    []string      `json:"lanes"`
 	Timeline []ReplayEntry `json:"timeline"`
-	// Truncated says the log held more than MaxReplayEntries entries.
+	// Truncated says the log held more than maxReplayEntries entries.
 	Truncated bool `json:"truncated,omitempty"`
 }
 
@@ -119,7 +119,7 @@ func Load(dir, id string) (Replay, error) {
 		rs.Outcome = OutcomeUnfinished
 	}
 	rp := Replay{Run: rs, Lanes: []string{}, Timeline: []ReplayEntry{}}
-	rp.Timeline, rp.Truncated = replayTimeline(recs, MaxReplayEntries)
+	rp.Timeline, rp.Truncated = replayTimeline(recs, maxReplayEntries)
 	seen := map[string]bool{}
 	for _, e := range rp.Timeline {
 		for _, w := range []string{e.Who, e.Agent} {

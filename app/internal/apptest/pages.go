@@ -4,7 +4,6 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
-	"testing"
 )
 
 //go:embed testdata
@@ -28,14 +27,4 @@ func PageServer(dir string) http.Handler {
 		panic(err) // a fixture directory that does not exist is the test's bug
 	}
 	return http.FileServer(http.FS(sub))
-}
-
-// ReadPage returns the fixture page name, failing the test without it.
-func ReadPage(tb testing.TB, name string) []byte {
-	tb.Helper()
-	b, err := fs.ReadFile(Pages(), name)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
 }
