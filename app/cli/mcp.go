@@ -134,7 +134,7 @@ func MCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}()
 	if o.HTTP != "" {
-		err = s.ServeHTTP(ctx, o.HTTP, stdout)
+		err = s.ListenHTTP(ctx, o.HTTP, stdout)
 	} else {
 		err = s.ServeStdio(ctx, stdin, stdout)
 	}

@@ -34,9 +34,9 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// ServeHTTP serves streamable HTTP at addr/mcp until ctx ends, printing
+// ListenHTTP serves streamable HTTP at addr/mcp until ctx ends, printing
 // the URL and the bearer token first.
-func (s *Server) ServeHTTP(ctx context.Context, addr string, stdout io.Writer) error {
+func (s *Server) ListenHTTP(ctx context.Context, addr string, stdout io.Writer) error {
 	token, err := newToken()
 	if err != nil {
 		return err
