@@ -209,7 +209,7 @@ func (e *executor) act(ctx context.Context, a Action, tc toolCall) toolOut {
 	// A click can land anywhere a link points: the lists hold after the
 	// fact too, and the tab goes back.
 	if o.Navigated {
-		if err := e.checkLanded(ctx, o.URL); err != nil {
+		if err := e.checkLanded(o.URL); err != nil {
 			e.tab.Act(ctx, Action{Kind: ActBack})
 			return e.refuse(tc, Action{Kind: ActNavigate, URL: o.URL}, err)
 		}
@@ -325,19 +325,14 @@ func (e *executor) changes(ctx context.Context, o Outcome) (body string, kind ms
 }
 
 // checkLanded applies the allow- and block-lists to where an action led.
-func (e *executor) checkLanded(ctx context.Context, raw string) error {
+// Only the lists: asking about the origin after the fact would be asking
+// permission for what already happened.
+func (e *executor) checkLanded(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil
 	}
-	p := e.r.gate.policy
-	if len(p.Allow) == 0 && len(p.Block) == 0 {
-		return nil
-	}
-	// Only the lists: asking about the origin after the fact would be
-	// asking permission for what already happened.
-	g := &gate{policy: Policy{Allow: p.Allow, Block: p.Block}}
-	return g.navigation(ctx, e.name, raw)
+	return e.r.gate.lists(raw, u)
 }
 
 func (e *executor) screenshot(ctx context.Context) toolOut {

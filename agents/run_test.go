@@ -329,6 +329,27 @@ func TestInjectionStaysFencedAndNavigationBlocked(t *testing.T) {
 	}
 }
 
+// Where an action lands is checked against the lists too, with the lists
+// the run was given: a navigation that lands on an allowed host:port goes
+// on, one that lands elsewhere is refused and taken back.
+func TestLandedChecksTheLists(t *testing.T) {
+	t.Parallel()
+	tr := newTestRun(t, func(c *Config) { c.Policy.Allow = []string{"news.test:8080"} })
+	tr.srv.Then("planner", spawn("read", "url", "http://news.test:8080/a"), modeltest.Call("wait", map[string]any{"mode": "all"}), done("done", true))
+	tr.srv.Then("executor",
+		modeltest.Call("navigate", map[string]string{"url": "http://news.test:8080/b"}),
+		done("read", true))
+	res := tr.execute(t, "read")
+	if len(res.Procs) != 1 || !res.Procs[0].Success {
+		t.Fatalf("procs %+v", res.Procs)
+	}
+	for _, r := range tr.log.records(t) {
+		if r.Event == LogPolicyDenied {
+			t.Fatalf("a navigation within the allowed host:port was refused: %s", r.Error)
+		}
+	}
+}
+
 func TestLeavingOriginHeadlessDenied(t *testing.T) {
 	t.Parallel()
 	tr := newTestRun(t, func(c *Config) { c.Policy.ConfirmLeaveOrigin = true })

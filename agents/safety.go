@@ -115,10 +115,13 @@ func (f ConfirmFunc) Confirm(ctx context.Context, c Confirmation) (Decision, err
 
 // Policy is a run's safety policy.
 type Policy struct {
-	// Allow, when not empty, is the only hosts navigation may reach (a
-	// host pattern, see ValidateHost, matches itself and its subdomains).
+	// Allow, when not empty, is the only hosts navigation may reach: host
+	// patterns (see ValidateHost), each matching its host and that host's
+	// subdomains, on its port when it names one. A list whose every entry
+	// is malformed allows nothing.
 	Allow []string
-	// Block lists hosts navigation may never reach.
+	// Block lists host patterns navigation may never reach, matched as
+	// Allow's.
 	Block []string
 	// ConfirmLeaveOrigin asks the person before an agent leaves the run's
 	// sites (headless: denies it unless AllowAnyHost). The sites are Sites,
@@ -148,6 +151,9 @@ type gate struct {
 	policy  Policy
 	confirm Confirmer // nil: headless, deny what needs asking
 
+	allow []hostPattern // the policy's Allow, parsed
+	block []hostPattern // the policy's Block, parsed
+
 	mu      sync.Mutex
 	sites   []hostPattern   // the run's sites, in the order they joined
 	allowed map[string]bool // "allow for this run" answers, by action and target
@@ -156,15 +162,8 @@ type gate struct {
 }
 
 func newGate(p Policy, c Confirmer) *gate {
-	g := &gate{policy: p, confirm: c, allowed: map[string]bool{}, passes: map[string]int{}, seen: newPersonal(p.Secrets)}
-	for _, s := range p.Sites {
-		// The faces validate patterns before a run starts (ValidateHost);
-		// one that slipped through names no site rather than every one.
-		if hp, err := parseHost(s); err == nil {
-			g.sites = append(g.sites, hp)
-		}
-	}
-	return g
+	return &gate{policy: p, confirm: c, allowed: map[string]bool{}, passes: map[string]int{}, seen: newPersonal(p.Secrets),
+		allow: parseHosts(p.Allow), block: parseHosts(p.Block), sites: parseHosts(p.Sites)}
 }
 
 // Policy returns the run's policy, as its faces built it.
@@ -179,12 +178,6 @@ func (r *Run) Sites() []string {
 		out[i] = s.String()
 	}
 	return out
-}
-
-func hostMatches(host, pattern string) bool {
-	pattern = strings.ToLower(strings.TrimPrefix(pattern, "*."))
-	host = strings.ToLower(host)
-	return host == pattern || strings.HasSuffix(host, "."+pattern)
 }
 
 func originOf(raw string) string {
@@ -225,12 +218,7 @@ func (g *gate) inSites(u *url.URL) bool {
 		g.sites = append(g.sites, originSite(u))
 		return true
 	}
-	for _, s := range g.sites {
-		if s.matches(u) {
-			return true
-		}
-	}
-	return false
+	return matchesAny(g.sites, u)
 }
 
 // hasSites reports whether the run has a site yet.
@@ -256,20 +244,12 @@ func (g *gate) sitesText() string {
 
 // lists applies the block and allow lists to u.
 func (g *gate) lists(raw string, u *url.URL) error {
-	host := u.Hostname()
-	for _, b := range g.policy.Block {
-		if hostMatches(host, b) {
-			return fmt.Errorf("navigate to %s: %w: %s is on the block list", raw, ErrDenied, host)
-		}
+	if matchesAny(g.block, u) {
+		return fmt.Errorf("navigate to %s: %w: %s is on the block list", raw, ErrDenied, u.Host)
 	}
-	if len(g.policy.Allow) > 0 && u.Scheme != "about" {
-		ok := false
-		for _, a := range g.policy.Allow {
-			ok = ok || hostMatches(host, a)
-		}
-		if !ok {
-			return fmt.Errorf("navigate to %s: %w: %s is not on the allow list", raw, ErrDenied, host)
-		}
+	// An allow list of malformed entries alone still allows nothing.
+	if len(g.policy.Allow) > 0 && u.Scheme != "about" && !matchesAny(g.allow, u) {
+		return fmt.Errorf("navigate to %s: %w: %s is not on the allow list", raw, ErrDenied, u.Host)
 	}
 	return nil
 }
