@@ -63,7 +63,7 @@ func newExecutor(r *Run, p *proc, tab Tab) *executor {
 }
 
 func (e *executor) run(ctx context.Context) (final, error) {
-	defer e.guard(ctx)() // exfil.go: the tab's requests checked while the agent holds it
+	defer e.guard(ctx)() // the tab's requests checked while the agent holds it
 	obs, err := e.tab.Observe(ctx)
 	if err != nil {
 		return final{summary: "could not observe the tab: " + err.Error()}, fmt.Errorf("%s: observe: %w", e.name, err)
@@ -382,4 +382,44 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// guard watches an executor's tab for the exfiltration guard: it wraps
+// e.tab so what pages show and what the agent types is collected, and
+// holds the tab's document requests for the gate while the agent has the
+// tab (not while the person drives it). The returned func removes it.
+func (e *executor) guard(ctx context.Context) func() {
+	w := &watchedTab{Tab: e.tab, seen: e.r.gate.seen, sites: e.r.gate.siteList}
+	e.tab = w
+	gt, ok := guardedOf(w.Tab)
+	if !ok {
+		return func() {}
+	}
+	w.guarded = gt
+	stop, err := gt.Guard(ctx, func(ctx context.Context, r Request) error {
+		if e.r.info(e.proc).State == ProcTakenOver {
+			return nil // the person's own navigation
+		}
+		w.begin()
+		defer w.end()
+		err := e.r.gate.request(ctx, e.name, w.secrets(), r)
+		if err != nil {
+			e.refusedRequest(r, err)
+			w.refused(err, r.Script)
+		}
+		return err
+	})
+	if err != nil {
+		e.r.room.Notice("%s's requests cannot be checked: %s", e.name, err)
+		return func() {}
+	}
+	return stop
+}
+
+// refusedRequest logs a request the guard stopped, as refused actions are.
+func (e *executor) refusedRequest(r Request, err error) {
+	args, _ := json.Marshal(map[string]string{"method": r.Method, "url": r.URL})
+	e.r.log.Write(LogRecord{Event: LogPolicyDenied, Agent: e.name, PID: e.pid, Step: e.steps, Tool: "request",
+		Args: args, URL: r.URL, Error: err.Error()})
+	e.r.room.Notice("%s was refused: %s", e.name, err)
 }

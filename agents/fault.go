@@ -220,3 +220,6 @@ func (t *faultTab) ReadPage(ctx context.Context) (string, error) {
 	t.check(err)
 	return s, err
 }
+
+// Unwrap returns the provider's tab the fault watcher decorates.
+func (t *faultTab) Unwrap() Tab { return t.Tab }

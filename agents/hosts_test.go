@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"context"
 	"errors"
 	"net/url"
 	"strings"
@@ -76,75 +75,45 @@ func TestHostPatternMatches(t *testing.T) {
 }
 
 // A bad pattern is refused with what is wrong, wrapping ErrBadHost.
-func TestValidateHostRefuses(t *testing.T) {
+func TestValidateHost(t *testing.T) {
 	t.Parallel()
-	for pattern, say := range map[string]string{
+	for _, ok := range []string{"example.com", "*.example.com", "localhost", "localhost:8080", "127.0.0.1", "127.0.0.1:9000", "[::1]:80", "::1", "[::1]", "xn--bcher-kva.example"} {
+		if err := ValidateHost(ok); err != nil {
+			t.Errorf("ValidateHost(%q) = %v", ok, err)
+		}
+	}
+	for bad, say := range map[string]string{
 		"":                    "is empty",
-		"   ":                 "is empty",
 		"https://example.com": "is a URL",
 		"example.com/path":    "no paths",
-		"user@example.com":    "no paths",
 		"exa mple.com":        "spaces",
-		"ex*ample.com":        "wildcard",
-		"*.*.example.com":     "wildcard",
+		"ex*ample.com":        "wildcard inside",
+		"*":                   "wildcard",
 		"example.com:0":       "port",
-		"example.com:70000":   "port",
-		"example.com:http":    "port",
+		"example.com:99999":   "port",
 		"example.com:":        "port",
-		"bad_host.com":        "not a valid part",
-		"-bad.com":            "not a valid part",
+		"-example.com":        "not a valid part",
+		"exa_mple.com":        "not a valid part",
 		"example..com":        "not a valid part",
+		"user@example.com":    "no paths, queries or user names",
+		"   ":                 "is empty",
+		"*.*.example.com":     "wildcard",
+		"example.com:http":    "port",
 		"example.com.":        "not a valid part",
 		"[::1]:0":             "port",
 	} {
-		err := ValidateHost(pattern)
+		err := ValidateHost(bad)
 		if !errors.Is(err, ErrBadHost) || !strings.Contains(err.Error(), say) {
-			t.Errorf("ValidateHost(%q) = %v, want ErrBadHost saying %q", pattern, err, say)
-		}
-	}
-	for _, good := range []string{"example.com", "*.example.com", "localhost", "localhost:8080", "127.0.0.1", "127.0.0.1:9", "::1", "[::1]", "[::1]:8080", "xn--bcher-kva.example"} {
-		if err := ValidateHost(good); err != nil {
-			t.Errorf("ValidateHost(%q) = %v", good, err)
+			t.Errorf("ValidateHost(%q) = %v, want %q", bad, err, say)
 		}
 	}
 }
 
-// Settings' lists take host:port as the run's sites do: a blocked host on
-// a port blocks that port (it failed open when the lists compared the
-// hostname with the raw pattern), and an allowed one allows it (it failed
-// closed).
-func TestListsWithPorts(t *testing.T) {
+func TestHostsNamed(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	for _, tc := range []struct {
-		name         string
-		allow, block []string
-		url          string
-		want         string // "" allowed, else what the refusal says
-	}{
-		{"allowed port", []string{"127.0.0.1:8080"}, nil, "http://127.0.0.1:8080/a", ""},
-		{"allowed host, other port", []string{"127.0.0.1:8080"}, nil, "http://127.0.0.1:9090/a", "127.0.0.1:9090 is not on the allow list"},
-		{"allowed localhost port", []string{"localhost:8080"}, nil, "http://localhost:8080/", ""},
-		{"allowed any port", []string{"localhost"}, nil, "http://localhost:8080/", ""},
-		{"blocked port", nil, []string{"127.0.0.1:9090"}, "http://127.0.0.1:9090/a", "127.0.0.1:9090 is on the block list"},
-		{"blocked host, other port", nil, []string{"127.0.0.1:9090"}, "http://127.0.0.1:8080/a", ""},
-		{"blocked subdomain on its port", nil, []string{"example.test:8443"}, "https://ads.example.test:8443/", "ads.example.test:8443 is on the block list"},
-		{"blocked over allowed", []string{"example.test"}, []string{"ads.example.test:443"}, "https://ads.example.test/", "ads.example.test is on the block list"},
-		{"blocked IPv6 port", nil, []string{"[::1]:9090"}, "http://[::1]:9090/", "[::1]:9090 is on the block list"},
-		{"only malformed allowed", []string{"https://example.test"}, nil, "https://example.test/", "is not on the allow list"},
-	} {
-		g := newGate(Policy{Allow: tc.allow, Block: tc.block}, nil)
-		err := g.navigation(ctx, "agent 1", tc.url)
-		if tc.want == "" && err != nil {
-			t.Errorf("%s: navigation(%s) = %v, want allowed", tc.name, tc.url, err)
-		}
-		if tc.want != "" && (!errors.Is(err, ErrDenied) || !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("%s: navigation(%s) = %v, want a refusal saying %q", tc.name, tc.url, err, tc.want)
-		}
-		// The request guard applies the same lists to what the browser sends.
-		rerr := g.request(ctx, "agent 1", nil, Request{URL: tc.url, Method: "POST"})
-		if (rerr == nil) != (tc.want == "") {
-			t.Errorf("%s: request(%s) = %v, want allowed=%v", tc.name, tc.url, rerr, tc.want == "")
-		}
+	got := HostsNamed("compare prices on https://shop.test:8080/x and docs.python.org, then save report.pdf; mail ada@example.com")
+	want := []string{"shop.test:8080", "docs.python.org", "example.com"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("HostsNamed = %q, want %q", got, want)
 	}
 }

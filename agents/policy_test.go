@@ -1,9 +1,6 @@
 package agents
 
 import (
-	"context"
-	"errors"
-	"strings"
 	"testing"
 )
 
@@ -43,63 +40,5 @@ func TestClassify(t *testing.T) {
 		if got == Irreversible && why == "" {
 			t.Errorf("Classify(%s on %+v): no reason", tc.a, tc.t)
 		}
-	}
-}
-
-func TestNavigationPolicy(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	g := newGate(Policy{Allow: []string{"example.test"}, Block: []string{"ads.example.test"}}, nil)
-	for url, ok := range map[string]bool{
-		"https://example.test/a":         true,
-		"https://www.example.test/a":     true,
-		"https://ads.example.test/x":     false,
-		"https://notexample.test/":       false,
-		"https://example.test.evil.org/": false,
-		"javascript:alert(1)":            false,
-		"file:///etc/passwd":             false,
-	} {
-		err := g.navigation(ctx, "a", url)
-		if (err == nil) != ok || (err != nil && !errors.Is(err, ErrDenied)) {
-			t.Errorf("navigation(%q) = %v, want allowed=%v", url, err, ok)
-		}
-	}
-}
-
-func TestLeavingOriginAsksOnceForRun(t *testing.T) {
-	t.Parallel()
-	var asked []Confirmation
-	g := newGate(Policy{ConfirmLeaveOrigin: true}, ConfirmFunc(func(ctx context.Context, c Confirmation) (Decision, error) {
-		asked = append(asked, c)
-		return AllowForRun, nil
-	}))
-	g.setOrigin("https://start.test/page")
-	ctx := context.Background()
-	for _, u := range []string{"https://start.test/other", "https://away.test/", "https://away.test/"} {
-		if err := g.navigation(ctx, "agent 1", u); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if len(asked) != 1 || asked[0].Action != "navigate to https://away.test/" || !strings.Contains(asked[0].Reason, "https://start.test") {
-		t.Fatalf("asked %+v", asked)
-	}
-}
-
-func TestAllowOnceAsksAgain(t *testing.T) {
-	t.Parallel()
-	n := 0
-	g := newGate(Policy{}, ConfirmFunc(func(ctx context.Context, c Confirmation) (Decision, error) {
-		n++
-		return AllowOnce, nil
-	}))
-	buy := Action{Kind: ActClick, Ref: "e4"}
-	tgt := Target{Role: "button", Name: "Buy now"}
-	for i := 0; i < 2; i++ {
-		if _, err := g.action(context.Background(), "a", buy, tgt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n != 2 {
-		t.Fatalf("asked %d times, want 2", n)
 	}
 }
