@@ -21,6 +21,7 @@ import (
 type gate struct {
 	policy  Policy
 	confirm Confirmer // nil: headless, deny what needs asking
+	hints   Hints     // what the face says would allow what headless denies
 
 	allow []hostPattern // the policy's Allow, parsed
 	block []hostPattern // the policy's Block, parsed
@@ -172,7 +173,7 @@ func (g *gate) outside(ctx context.Context, c Confirmation, u *url.URL, found []
 		return nil
 	}
 	c.Reason = "it leaves " + g.sitesText()
-	d, err := g.ask(ctx, c, false, "headless runs deny it unless --allow-host "+u.Host+" or --allow-any-host")
+	d, err := g.ask(ctx, c, false, "headless runs deny it unless "+g.hints.leaveSites(u.Host))
 	if err == nil && d == AllowForRun {
 		g.addSite(originSite(u))
 	}
@@ -209,7 +210,7 @@ func (g *gate) action(ctx context.Context, agent string, a Action, t Target) (Cl
 	}
 	target := strings.TrimSpace(t.Role + " " + fmt.Sprintf("%q", t.Name))
 	_, err := g.ask(ctx, Confirmation{Agent: agent, Action: a.String(), Target: target, Reason: reason, URL: t.URL},
-		g.policy.AllowIrreversible, "headless runs deny unless --allow-irreversible")
+		g.policy.AllowIrreversible, "headless runs deny unless "+g.hints.irreversible())
 	return class, err
 }
 

@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -88,14 +89,40 @@ func TestSitesSet(t *testing.T) {
 		if (err == nil) != ok {
 			t.Errorf("navigation(%s) = %v, want allowed=%v", raw, err, ok)
 		}
-		if err != nil && !strings.Contains(err.Error(), "--allow-any-host") {
+		if u, _ := url.Parse(raw); err != nil && !strings.Contains(err.Error(), "unless the run is allowed to reach "+u.Host) {
 			t.Errorf("headless refusal does not say what would allow it: %v", err)
 		}
 	}
 	any := newGate(Policy{ConfirmLeaveOrigin: true, AllowAnyHost: true}, nil)
 	any.setOrigin("http://127.0.0.1:8000/")
 	if err := any.navigation(ctx, "a", "https://elsewhere.test/"); err != nil {
-		t.Fatalf("--allow-any-host: %v", err)
+		t.Fatalf("AllowAnyHost: %v", err)
+	}
+}
+
+// A headless refusal says what would have allowed it in the face's own
+// words, which the face passes in; without them, in agents' neutral ones.
+func TestRefusalsTakeTheFacesHints(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	buy, target := Action{Kind: ActClick, Ref: "e4"}, Target{Role: "button", Name: "Buy now"}
+	for _, tc := range []struct {
+		hints              Hints
+		leave, irrevocable string
+	}{
+		{Hints{}, "unless the run is allowed to reach away.test:8080)", "unless the run is allowed irreversible actions)"},
+		{Hints{LeaveSites: func(host string) string { return "--allow-host " + host + " or --allow-any-host" }, Irreversible: "--allow-irreversible"},
+			"unless --allow-host away.test:8080 or --allow-any-host)", "unless --allow-irreversible)"},
+	} {
+		g := newGate(Policy{ConfirmLeaveOrigin: true}, nil)
+		g.hints = tc.hints
+		g.setOrigin("https://start.test/")
+		if err := g.navigation(ctx, "agent 1", "http://away.test:8080/"); !errors.Is(err, ErrDenied) || !strings.Contains(err.Error(), tc.leave) {
+			t.Errorf("leaving the sites with %+v: %v, want it to say %q", tc.hints, err, tc.leave)
+		}
+		if _, err := g.action(ctx, "agent 1", buy, target); !errors.Is(err, ErrDenied) || !strings.Contains(err.Error(), tc.irrevocable) {
+			t.Errorf("buying with %+v: %v, want it to say %q", tc.hints, err, tc.irrevocable)
+		}
 	}
 }
 

@@ -140,5 +140,37 @@ type Policy struct {
 	AllowIrreversible bool
 }
 
+// Hints are a face's words, put into the refusals of a run that has
+// nobody to ask, for what would have allowed the action: vroom run names
+// its flags, the desktop its Settings. A zero field takes a neutral
+// default, so agents itself names no face's controls.
+type Hints struct {
+	// LeaveSites says what lets the run reach host (as the URL names it,
+	// with its port), outside the run's sites, without asking: "--allow-host
+	// example.com or --allow-any-host". Nil: "the run is allowed to reach
+	// example.com".
+	LeaveSites func(host string) string
+	// Irreversible says what lets the run take irreversible actions
+	// without asking: "--allow-irreversible". Empty: "the run is allowed
+	// irreversible actions".
+	Irreversible string
+}
+
+// leaveSites is h.LeaveSites(host), or its default.
+func (h Hints) leaveSites(host string) string {
+	if h.LeaveSites == nil {
+		return "the run is allowed to reach " + host
+	}
+	return h.LeaveSites(host)
+}
+
+// irreversible is h.Irreversible, or its default.
+func (h Hints) irreversible() string {
+	if h.Irreversible == "" {
+		return "the run is allowed irreversible actions"
+	}
+	return h.Irreversible
+}
+
 // ErrDenied is returned for an action the policy or the person refused.
 var ErrDenied = errors.New("denied")

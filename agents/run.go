@@ -55,6 +55,9 @@ type Config struct {
 	// Confirm approves irreversible actions; nil denies them (headless)
 	// unless Policy.AllowIrreversible.
 	Confirm Confirmer
+	// Hints are the face's words for what would allow what a headless run
+	// denies; zero fields take neutral defaults.
+	Hints Hints
 	// Ask answers ask_user; nil tells agents nobody is there.
 	Ask    Asker
 	Budget Budget
@@ -160,6 +163,7 @@ func NewRun(ctx context.Context, cfg Config) *Run {
 		r.room.publish(Event{Kind: EventProcess, Agent: p.Agent, Data: p, key: fmt.Sprintf("proc:%d", p.PID)})
 	})
 	r.gate = newGate(cfg.Policy, cfg.Confirm)
+	r.gate.hints = cfg.Hints
 	if cfg.Budget.Wall > 0 {
 		t := cfg.Clock.AfterFunc(cfg.Budget.Wall, func() {
 			r.overBudget(&BudgetError{Budget: "time", Limit: cfg.Budget.Wall.String()})

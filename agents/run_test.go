@@ -350,9 +350,14 @@ func TestLandedChecksTheLists(t *testing.T) {
 	}
 }
 
+// Headless, leaving the run's starting origin is refused, in the face's
+// words for what would have allowed it (Config.Hints).
 func TestLeavingOriginHeadlessDenied(t *testing.T) {
 	t.Parallel()
-	tr := newTestRun(t, func(c *Config) { c.Policy.ConfirmLeaveOrigin = true })
+	tr := newTestRun(t, func(c *Config) {
+		c.Policy.ConfirmLeaveOrigin = true
+		c.Hints.LeaveSites = func(host string) string { return "the face lets " + host + " in" }
+	})
 	tr.srv.Then("planner", spawn("read", "url", "http://news.test/a"), modeltest.Call("wait", map[string]any{"mode": "all"}), done("done", true))
 	tr.srv.Then("executor",
 		modeltest.Call("navigate", map[string]string{"url": "http://news.test/b"}),
@@ -361,7 +366,8 @@ func TestLeavingOriginHeadlessDenied(t *testing.T) {
 	tr.execute(t, "read")
 	r3 := tr.srv.Requests("executor")[2]
 	last, _ := r3.LastMessage()
-	if !strings.Contains(last.Content, "refused") || !strings.Contains(last.Content, "leaves the run's starting origin http://news.test") {
+	if !strings.Contains(last.Content, "refused") || !strings.Contains(last.Content, "leaves the run's starting origin http://news.test") ||
+		!strings.Contains(last.Content, "unless the face lets elsewhere.test in") {
 		t.Fatalf("%s", last.Content)
 	}
 	r2, _ := tr.srv.Requests("executor")[1].LastMessage()
