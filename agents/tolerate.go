@@ -120,8 +120,8 @@ func salvageDone(raw string) (summary string, success, ok bool) {
 
 // coerce rewrites raw's values whose JSON type differs from the field of
 // v (a pointer to a struct) they fill, where the meaning is plain: a
-// number or boolean sent as a string, a single value for a list, a list
-// for a string field tagged args:"list" (joined with commas). It reports
+// number or boolean sent as a string, a single value for a list, a
+// comma-separated string for a list of strings tagged args:"list". It reports
 // whether anything changed; what cannot be read so is left for the
 // strict decoder to explain.
 func coerce(raw string, v any) (string, bool) {
@@ -168,13 +168,17 @@ func coerceValue(val json.RawMessage, t reflect.Type, list bool) (json.RawMessag
 		if b, err := strconv.ParseBool(strings.TrimSpace(s)); isString && err == nil {
 			return json.RawMessage(strconv.FormatBool(b)), true
 		}
-	case reflect.String:
-		var items []string
-		if list && json.Unmarshal(val, &items) == nil {
-			b, err := json.Marshal(strings.Join(items, ","))
+	case reflect.Slice:
+		if list && isString && t.Elem().Kind() == reflect.String {
+			var items []string
+			for _, it := range strings.Split(s, ",") {
+				if it = strings.TrimSpace(it); it != "" {
+					items = append(items, it)
+				}
+			}
+			b, err := json.Marshal(items)
 			return b, err == nil
 		}
-	case reflect.Slice:
 		var items []json.RawMessage
 		if json.Unmarshal(val, &items) != nil {
 			items = []json.RawMessage{val} // one value for a list of them
