@@ -25,7 +25,10 @@ func decodeArgs(name, raw string, v any) error {
 	}
 	wrongType, err := decodeStrict(name, raw, v)
 	if !wrongType {
-		return err
+		if err != nil {
+			return err
+		}
+		return missing(name, raw, v)
 	}
 	fixed, ok := coerce(raw, v)
 	if !ok {
@@ -39,6 +42,48 @@ func decodeArgs(name, raw string, v any) error {
 		return err2 // the next thing wrong, once the types were taken as meant
 	}
 	reflect.ValueOf(v).Elem().Set(fresh.Elem())
+	return missing(name, fixed, v)
+}
+
+// MissingArgError is a tool call without an argument the tool requires.
+type MissingArgError struct {
+	Tool string // the tool called
+	Arg  string // the argument it lacks
+}
+
+// Error says what is missing, for the model.
+func (e *MissingArgError) Error() string {
+	return fmt.Sprintf("the arguments of %s lack %q, which it needs", e.Tool, e.Arg)
+}
+
+// Unwrap makes a missing argument an ErrMalformed.
+func (e *MissingArgError) Unwrap() error { return ErrMalformed }
+
+// missing reports the first argument v's type requires (a field without
+// omitempty, as its schema says) that raw does not hold: decoding alone
+// would leave it zero, and a done without its summary would end a run
+// with nothing to show.
+func missing(name, raw string, v any) error {
+	rt := reflect.TypeOf(v)
+	if rt.Kind() != reflect.Pointer || rt.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(raw), &m) != nil {
+		return nil // decodeStrict has read it as an object already
+	}
+	for _, f := range reflect.VisibleFields(rt.Elem()) {
+		tag, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous || tag == "-" || !f.IsExported() || strings.Contains(opts, "omitempty") {
+			continue
+		}
+		if tag == "" {
+			tag = f.Name
+		}
+		if val, ok := m[tag]; !ok || string(val) == "null" {
+			return &MissingArgError{Tool: name, Arg: tag}
+		}
+	}
 	return nil
 }
 

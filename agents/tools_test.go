@@ -2,44 +2,68 @@ package agents
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Every tool's schema is derived from its argument type, and each one is
-// a closed object the strict decoder agrees with: a property the schema
-// offers decodes, one it does not is refused.
+// a closed object the strict decoder agrees with: arguments the schema
+// describes decode, an unknown one is refused, and so is a call missing
+// an argument the schema requires.
 func TestToolSchemas(t *testing.T) {
 	t.Parallel()
 	for _, d := range append(plannerDefs(), executorDefs()...) {
-		tl := d.OpenAI()
-		var s struct {
-			Type       string                     `json:"type"`
-			Properties map[string]json.RawMessage `json:"properties"`
-			Required   []string                   `json:"required"`
-			Additional *bool                      `json:"additionalProperties"`
+		s := d.Schema()
+		if s.Type != "object" || s.AdditionalProperties == nil || s.AdditionalProperties.Not == nil {
+			t.Errorf("%s: not a closed object: %s", d.Name, d.OpenAI().Function.Parameters)
 		}
-		if err := json.Unmarshal(tl.Function.Parameters.(json.RawMessage), &s); err != nil {
-			t.Fatalf("%s: schema: %v", d.Name, err)
+		full := map[string]any{}
+		for p, ps := range s.Properties {
+			full[p] = sample(ps)
 		}
-		if s.Type != "object" || s.Properties == nil || s.Additional == nil || *s.Additional {
-			t.Errorf("%s: not a closed object with properties: %s", d.Name, tl.Function.Parameters)
-		}
-		for p := range s.Properties {
-			if _, err := d.Decode(`{"` + p + `": null}`); err != nil {
-				t.Errorf("%s: its own property %q is refused: %v", d.Name, p, err)
-			}
+		if _, err := d.Decode(mustJSON(t, full)); err != nil {
+			t.Errorf("%s: every argument it describes: %v", d.Name, err)
 		}
 		if _, err := d.Decode(`{"no_such_argument": 1}`); err == nil {
 			t.Errorf("%s: an unknown argument was accepted", d.Name)
 		}
 		for _, r := range s.Required {
-			if _, ok := s.Properties[r]; !ok {
-				t.Errorf("%s: requires %q, which it does not define", d.Name, r)
+			rest := maps.Clone(full)
+			delete(rest, r)
+			if _, err := d.Decode(mustJSON(t, rest)); err == nil || !strings.Contains(err.Error(), r) {
+				t.Errorf("%s without %q: %v, want an error naming it", d.Name, r, err)
 			}
 		}
 	}
+}
+
+// sample is a value a property of schema s accepts.
+func sample(s *jsonschema.Schema) any {
+	if len(s.Enum) > 0 {
+		return s.Enum[0]
+	}
+	switch s.Type {
+	case "integer", "number":
+		return 1
+	case "boolean":
+		return true
+	case "array":
+		return []any{sample(s.Items), sample(s.Items)}
+	}
+	return "x"
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TOOLS.md's list of signatures is the table's: a tool or argument added,
