@@ -140,7 +140,8 @@ func (a *agent) call(ctx context.Context) (modelReply, error) {
 			}()
 		}
 		began := time.Now()
-		reply, err := a.r.cfg.Model.complete(cctx, modelCall{Role: role, Messages: msgs, Tools: a.tools})
+		reply, err := a.r.cfg.Model.complete(cctx, modelCall{Role: role, Messages: msgs, Tools: a.tools,
+			Agent: a.name, Progress: a.modelWait})
 		a.modelTime += time.Since(began)
 		cancel()
 		if err != nil && ctx.Err() == nil && corrected.Load() {
@@ -175,6 +176,13 @@ func (a *agent) call(ctx context.Context) (modelReply, error) {
 		}
 		return reply, nil
 	}
+}
+
+// modelWait tells the room, and the log, that this agent's model call is
+// taking long: a slow server, or a retry waiting.
+func (a *agent) modelWait(w ModelWait) {
+	a.r.log.Write(LogRecord{Event: LogModelWait, Agent: a.name, PID: a.pid, Text: w.String()})
+	a.r.room.publish(Event{Kind: EventModelWait, Agent: a.name, Data: w, key: "model-wait:" + a.name})
 }
 
 const nudge = "You replied with text, but only tool calls do anything: nobody reads text outside them. " +
