@@ -3,7 +3,6 @@ package agents
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -50,12 +49,14 @@ type executor struct {
 	tab      Tab
 	task     string
 	noEffect map[string]int
-	takes    int // take-overs seen when this turn began (see hold.enter)
+	takes    int       // take-overs seen when this turn began (see hold.enter)
+	defs     []ToolDef // the tools it has, by which its calls are decoded
 }
 
 func newExecutor(r *Run, p *proc, tab Tab) *executor {
-	e := &executor{proc: p, tab: tab, task: p.info.Task, noEffect: map[string]int{}}
-	e.agent = agent{r: r, name: p.info.Agent, pid: p.info.PID, role: RoleExecutor, tools: ExecutorTools()}
+	defs := executorDefs()
+	e := &executor{proc: p, tab: tab, task: p.info.Task, noEffect: map[string]int{}, defs: defs}
+	e.agent = agent{r: r, name: p.info.Agent, pid: p.info.PID, role: RoleExecutor, tools: openAITools(defs)}
 	e.exec = e.execTool
 	e.beforeTurn = e.heldTurn
 	e.onUsage = func() { r.procs.account(p, e.steps+1, e.usage) }
@@ -94,64 +95,17 @@ func (e *executor) waiting(on bool) {
 
 func (e *executor) execTool(ctx context.Context, tc toolCall) toolOut {
 	bad := func(err error) toolOut { return toolOut{malformed: true, text: "error: " + err.Error()} }
-	var a Action
+	def, ok := lookup(e.defs, tc.Name)
+	if !ok {
+		return bad(fmt.Errorf("there is no tool %q; use one of %s", tc.Name, strings.Join(names(e.defs), ", ")))
+	}
+	if a, acts, err := def.Action(tc.Args); acts {
+		if err != nil {
+			return bad(err)
+		}
+		return e.act(ctx, a, tc)
+	}
 	switch tc.Name {
-	case "click":
-		var x refArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActClick, Ref: x.Ref}
-	case "type":
-		var x typeArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActType, Ref: x.Ref, Text: x.Text, Submit: x.Submit}
-	case "select":
-		var x selectArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActSelect, Ref: x.Ref, Option: x.Option}
-	case "press":
-		var x pressArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActPress, Key: x.Key}
-	case "scroll":
-		var x scrollArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		if x.Ref == "" && x.Direction == "" {
-			return bad(errors.New("scroll needs a ref or a direction"))
-		}
-		a = Action{Kind: ActScroll, Ref: x.Ref, Direction: x.Direction, Amount: x.Amount}
-	case "navigate":
-		var x navigateArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActNavigate, URL: x.URL}
-	case "back":
-		if err := decodeArgs(tc.Name, tc.Args, &noArgs{}); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActBack}
-	case "click_at":
-		var x pointArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActClickAt, X: x.X, Y: x.Y}
-	case "type_focused":
-		var x textArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActTypeFocused, Text: x.Text}
 	case "screenshot":
 		return e.screenshot(ctx)
 	case "read_page":
@@ -166,10 +120,8 @@ func (e *executor) execTool(ctx context.Context, tc toolCall) toolOut {
 		return e.askUser(ctx, tc, e.waiting)
 	case "done":
 		return e.done(tc)
-	default:
-		return bad(fmt.Errorf("there is no tool %q; use one of click, type, select, press, scroll, navigate, back, screenshot, click_at, type_focused, read_page, observe, wait, speak, ask_user, done", tc.Name))
 	}
-	return e.act(ctx, a, tc)
+	return bad(fmt.Errorf("the tool %s has no handler", tc.Name))
 }
 
 func (e *executor) logStep(tc toolCall, args string, out string, effect bool, u string, n int) {

@@ -76,7 +76,7 @@ func findOptions(x observeArgs) (FindOptions, error) {
 		return FindOptions{}, errors.New("observe's limit must be positive")
 	}
 	o := FindOptions{Query: strings.TrimSpace(x.Query), Within: strings.TrimSpace(x.Within), Limit: x.Limit}
-	for _, r := range strings.Split(x.Roles, ",") {
+	for _, r := range x.Roles {
 		if r = strings.TrimSpace(r); r != "" {
 			o.Roles = append(o.Roles, r)
 		}

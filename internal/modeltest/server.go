@@ -365,7 +365,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	includeUsage := req.Chat.StreamOptions != nil && req.Chat.StreamOptions.IncludeUsage
-	streamCompletion(w, r, id, req.Chat.Model, content, calls, finish, usage, includeUsage, reply.ChunkSize)
+	streamCompletion(w, r, id, req.Chat.Model, content, calls, finish, usage, includeUsage, reply.ChunkSize, reply.StallAfter)
 }
 
 // usageOf is the reply's usage: scripted, or estimated from the request

@@ -61,15 +61,20 @@ func writeCompletion(w http.ResponseWriter, id, model, content string, calls []T
 }
 
 func streamCompletion(w http.ResponseWriter, r *http.Request, id, model, content string, calls []ToolCall,
-	finish string, usage openai.Usage, includeUsage bool, chunk int) {
+	finish string, usage openai.Usage, includeUsage bool, chunk, stallAfter int) {
 	if chunk <= 0 {
 		chunk = 7
 	}
+	sent := 0
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	flusher, _ := w.(http.Flusher)
 	send := func(c wireCompletion) bool {
 		if r.Context().Err() != nil {
+			return false
+		}
+		if sent++; stallAfter > 0 && sent > stallAfter {
+			<-r.Context().Done() // silent, the stream left open
 			return false
 		}
 		c.ID, c.Object, c.Created, c.Model = id, "chat.completion.chunk", time.Now().Unix(), model
