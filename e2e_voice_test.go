@@ -58,7 +58,7 @@ func TestDesktopPushToTalk(t *testing.T) {
 	testenv.NeedPulse(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))
 	release := make(chan struct{})
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		select {
@@ -116,7 +116,7 @@ func TestDesktopAgentVoiceMuted(t *testing.T) {
 	testenv.NeedPulse(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(
+	srv.Script("planner", modeltest.PlannerScript(
 		map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"},
 		map[string]any{"task": "get a quote from East", "url": site.URL + "/desk/East"},
 	))
@@ -223,7 +223,7 @@ func TestDesktopVoiceAnswersCard(t *testing.T) {
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
 	srv.Transcribe("Deny.")
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"}))
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch {
 		case r.ToolResults() == 0:
