@@ -24,9 +24,9 @@ import (
 // the app's own headless Chromium behind it, fixture sites with their own
 // state and the scripted model as the only stand-in.
 
-// Must-show 1: a task typed in the omnibox becomes a run; a tile per
-// executor appears with a live view whose frame counter rises; the run
-// finishes; the history lists it.
+// A task typed in the omnibox becomes a run; a tile per executor appears
+// with a live view whose frame counter rises; the run finishes; the history
+// lists it.
 func TestDesktopRunEndToEnd(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
@@ -134,9 +134,9 @@ func checkHistoryRow(t *testing.T, ctx context.Context, task, dataDir string) {
 	}
 }
 
-// Must-show 2: a sidebar tab dragged onto the omnibox becomes a chip and
-// the run's executor works in that tab; another tab dragged onto the
-// agent's tile hands the agent's sub-task to it. No new tab is opened.
+// A sidebar tab dragged onto the omnibox becomes a chip and the run's
+// executor works in that tab; another tab dragged onto the agent's tile
+// hands the agent's sub-task to it. No new tab is opened.
 func TestDesktopDragTabs(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
@@ -227,9 +227,8 @@ func openDeskInActiveTab(t *testing.T, ctx context.Context, siteURL, name string
 	return eval[string](t, ctx, fmt.Sprintf(`document.querySelector(%q).dataset.tab`, sel))
 }
 
-// Must-show 3: "Place order" shows a confirmation card with the action, the
-// page and the agent; deny leaves the site without an order, allow once
-// lets it through.
+// "Place order" shows a confirmation card with the action, the page and the
+// agent; deny leaves the site without an order, allow once lets it through.
 func TestDesktopConfirmationCard(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)

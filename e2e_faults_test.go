@@ -15,11 +15,10 @@ import (
 	"vroom/internal/testenv"
 )
 
-// Issue 11, must-show 3: the app's Chromium SIGKILLed while an agent works.
-// The agent's tile ends failed saying its tab is gone, the executor asks
-// the model nothing more, the planner's wait reports the failure once, the
-// session relaunches the browser, and a new task typed in the omnibox then
-// works end to end in it.
+// The app's Chromium SIGKILLed while an agent works. The agent's tile ends
+// failed saying its tab is gone, the executor asks the model nothing more,
+// the planner's wait reports the failure once, the session relaunches the
+// browser, and a new task typed in the omnibox then works end to end in it.
 func TestFaultDesktopBrowserKilled(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)

@@ -59,10 +59,10 @@ func (b *safetyBlog) collected() int {
 	return b.collect
 }
 
-// Issue 10, must-show 2: an agent that obeys the blog's injection and
-// sends the person's email to the attacker's origin meets a card naming
-// the destination and the email; "Deny" leaves the attacker without a
-// request, "Allow once" lets exactly one through.
+// An agent that obeys the blog's injection and sends the person's email to
+// the attacker's origin meets a card naming the destination and the email;
+// "Deny" leaves the attacker without a request, "Allow once" lets exactly
+// one through.
 func TestDesktopExfiltrationCard(t *testing.T) {
 	testenv.NeedDisplay(t)
 	blog := newSafetyBlog(t)

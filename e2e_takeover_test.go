@@ -16,9 +16,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Must-show 5 (typed): a correction typed in the room while agents run
-// appears in the transcript and reaches every agent's next tool result; the
-// floor ring moves from one speaking agent's tile to the other's.
+// A correction typed in the room while agents run appears in the transcript
+// and reaches every agent's next tool result; the floor ring moves from one
+// speaking agent's tile to the other's.
 func TestDesktopRoomCorrection(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
@@ -69,9 +69,9 @@ func TestDesktopRoomCorrection(t *testing.T) {
 	}
 }
 
-// Must-show 5 (unmute): while an agent's message plays, Unmute in the UI
-// gives the person the floor and cuts the message off: the transcript marks
-// it interrupted. Mute frees the floor and the run goes on.
+// While an agent's message plays, Unmute in the UI gives the person the
+// floor and cuts the message off: the transcript marks it interrupted. Mute
+// frees the floor and the run goes on.
 func TestDesktopUnmuteInterrupts(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
@@ -111,13 +111,13 @@ func TestDesktopUnmuteInterrupts(t *testing.T) {
 	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 60*time.Second)
 }
 
-// TestDesktopTakeOverHandBack is issue 6's must-show 4: the person takes
-// over an agent's tab, the agent pauses (no model call, no action) while
-// the person clicks and types in its live view, and after the hand-back the
-// agent's next tool result carries the note and the page as the person
-// left it; it then finishes the job with what the person typed. The same
-// holds for a tab in a remote browser (issue 13): its live view and the
-// person's input go over that browser's own CDP connection.
+// TestDesktopTakeOverHandBack: the person takes over an agent's tab, the
+// agent pauses (no model call, no action) while the person clicks and types
+// in its live view, and after the hand-back the agent's next tool result
+// carries the note and the page as the person left it; it then finishes the
+// job with what the person typed. The same holds for a tab in a remote
+// browser: its live view and the person's input go over that browser's own
+// CDP connection.
 func TestDesktopTakeOverHandBack(t *testing.T) {
 	testenv.NeedDisplay(t)
 	t.Run("local", func(t *testing.T) { takeOverHandBack(t, nil) })

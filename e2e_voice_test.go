@@ -50,9 +50,9 @@ func startTask(t *testing.T, ctx context.Context, task string) {
 	eval[bool](t, ctx, `(document.activeElement?.blur(), true)`)
 }
 
-// Issue 6, the room: holding ` gives the person the floor while a run is
-// going (key repeat does not toggle it), releasing it frees the floor; in
-// a text field the key types and the microphone stays shut.
+// Holding ` gives the person the floor while a run is going (key repeat does
+// not toggle it), releasing it frees the floor; in a text field the key
+// types and the microphone stays shut.
 func TestDesktopPushToTalk(t *testing.T) {
 	testenv.NeedDisplay(t)
 	testenv.NeedPulse(t)
@@ -108,9 +108,9 @@ func TestDesktopPushToTalk(t *testing.T) {
 	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 60*time.Second)
 }
 
-// Issue 6, the room: an agent muted from its tile still speaks into the
-// transcript, but no speech is generated for it (the speech endpoint never
-// receives its message); the other agent is still spoken aloud.
+// An agent muted from its tile still speaks into the transcript, but no
+// speech is generated for it (the speech endpoint never receives its
+// message); the other agent is still spoken aloud.
 func TestDesktopAgentVoiceMuted(t *testing.T) {
 	testenv.NeedDisplay(t)
 	testenv.NeedPulse(t)
@@ -203,11 +203,11 @@ func checkOnlyLoudSpoke(t *testing.T, srv *modeltest.Server, dataDir, muted stri
 	}
 }
 
-// Issue 6, cards: "Place order" waits on a confirmation; the person holds
-// `, says "deny" into the microphone (real audio through the mic feed;
-// the scripted transcription returns "deny"), releases it, and the card
-// closes, the site has no order and the transcript shows the answer as the
-// person's. The mic button's level moves while the person speaks.
+// "Place order" waits on a confirmation; the person holds `, says "deny"
+// into the microphone (real audio through the mic feed; the scripted
+// transcription returns "deny"), releases it, and the card closes, the site
+// has no order and the transcript shows the answer as the person's. The mic
+// button's level moves while the person speaks.
 func TestDesktopVoiceAnswersCard(t *testing.T) {
 	testenv.NeedDisplay(t)
 	testenv.NeedPulse(t)

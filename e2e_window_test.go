@@ -274,12 +274,12 @@ func chatExecutor(note string) modeltest.Step {
 	}}
 }
 
-// TestWindowTakeOverFullHeight is issue 15's take-over in the real window:
-// one agent fills its tile; taken over, the tab's viewport takes the
-// view's shape so the whole full-height app shows, its bottom message box
-// and bottom edge included; the person types into that box and scrolls the
-// list with the wheel, and hands back with a note that the agent's next
-// model request carries, with word that the page may have re-laid out.
+// TestWindowTakeOverFullHeight is the take-over in the real window: one
+// agent fills its tile; taken over, the tab's viewport takes the view's
+// shape so the whole full-height app shows, its bottom message box and
+// bottom edge included; the person types into that box and scrolls the list
+// with the wheel, and hands back with a note that the agent's next model
+// request carries, with word that the page may have re-laid out.
 func TestWindowTakeOverFullHeight(t *testing.T) {
 	testenv.NeedDisplay(t)
 	dir := screenshotDir(t)

@@ -13,8 +13,8 @@ import (
 	"vroom/internal/modeltest"
 )
 
-// TestSpeakingInTurn is seed 000's scenario: one executor says hello, the
-// second replies "hello there" only after hearing hello, the third says
+// TestSpeakingInTurn is the room's first scenario: one executor says hello,
+// the second replies "hello there" only after hearing hello, the third says
 // "what's up" only after both — in that order. The same chain with four
 // lines is the poem, one line per agent, with no time-to-live waits.
 func TestSpeakingInTurn(t *testing.T) {

@@ -39,9 +39,9 @@ func BenchmarkBargeIn(b *testing.B) {
 }
 
 // BenchmarkHandoff measures the gap at the speaker between the end of A's
-// message and the first sample of B's, when B says it the moment A's is
-// done (as the floor does) and B's audio is ready at once (the target:
-// ≤ 50 ms of our own on top of the endpoint's first byte).
+// message and the first sample of B's, when B says it the moment A's is done
+// (as the floor does) and B's audio is ready at once (the target: ≤ 50 ms of
+// our own on top of the endpoint's first byte).
 func BenchmarkHandoff(b *testing.B) {
 	needPulse(b)
 	srv := modeltest.New(b)

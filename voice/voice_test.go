@@ -37,9 +37,9 @@ func waitDone(tb testing.TB, p *Playback, d time.Duration) {
 	}
 }
 
-// A known signal from the speech endpoint reaches the
-// speaker sink at its frequency and length, and two speakers' messages
-// follow each other without overlapping.
+// A known signal from the speech endpoint reaches the speaker sink at its
+// frequency and length, and two speakers' messages follow each other without
+// overlapping.
 func TestSpeechReachesSpeaker(t *testing.T) {
 	needPulse(t)
 	srv := modeltest.New(t)
@@ -154,8 +154,7 @@ func TestSayPlaysAsItStreams(t *testing.T) {
 	}
 }
 
-// While a message plays, Unmute silences the speaker
-// within 50 ms.
+// While a message plays, Unmute silences the speaker within 50 ms.
 func TestBargeIn(t *testing.T) {
 	needPulse(t)
 	srv := modeltest.New(t)
@@ -228,9 +227,8 @@ func bargeIn(tb testing.TB, ctx context.Context, v *Voice, rec *recorder) (time.
 	return rec.arrival(off).Sub(t0), p
 }
 
-// Speech played into the microphone while unmuted is
-// uploaded as WAV of the right length with speech in it, and the text
-// comes back.
+// Speech played into the microphone while unmuted is uploaded as WAV of the
+// right length with speech in it, and the text comes back.
 func TestMicSpeechTranscribed(t *testing.T) {
 	needPulse(t)
 	path, clipLen := espeakClip(t, "No, take the most recent repository instead.")
@@ -404,9 +402,9 @@ func TestStopOneMessage(t *testing.T) {
 	}
 }
 
-// With no sound server New fails at once with ErrNoAudio,
-// without crashing or hanging. The check runs in a child process whose
-// PULSE_SERVER points at a socket that does not exist.
+// With no sound server New fails at once with ErrNoAudio, without crashing
+// or hanging. The check runs in a child process whose PULSE_SERVER points at
+// a socket that does not exist.
 func TestNoSoundServer(t *testing.T) {
 	if os.Getenv("VOICE_NO_AUDIO_CHILD") == "1" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
