@@ -12,10 +12,10 @@ import (
 	"testing"
 )
 
-// Rooms stay small: a file holds one concern and a function one idea. The
-// limits are the house rule of STYLE.md; walker.js is exempt because it is
-// injected into pages as one script, and generated code is not written by
-// hand.
+// Rooms stay small: a file holds one concern and a function one idea, and
+// this test is where the limits are written down. walker.js is exempt
+// because it is injected into pages as one script, and generated code is
+// not written by hand.
 const (
 	maxFileLines = 600
 	maxFuncLines = 80

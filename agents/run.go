@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// Budget bounds a run (seed 004: a cap on steps, time and cost, plus a
-// kill switch).
+// Budget bounds a run: a cap on steps, time and cost, plus a kill
+// switch.
 type Budget struct {
 	// Steps is each agent's limit on model turns (default 100).
 	Steps int
@@ -327,7 +327,7 @@ func (r *Run) Reassign(ctx context.Context, pid int, tabID string) (ProcInfo, er
 
 // spawn registers an executor and returns its PID at once: opening or
 // attaching its tab is the executor's first act, in its own goroutine, so
-// the planner's spawns do not queue behind page loads (issue 12). A tab
+// the planner's spawns do not queue behind page loads. A tab
 // that cannot be had ends that executor as failed, which wait reports. A
 // replacing spawn (Reassign) opens its tab before it returns, since its
 // predecessor goes on when the successor cannot start.

@@ -11,26 +11,13 @@ import (
 	"time"
 
 	"vroom/internal/modeltest"
+	"vroom/internal/testkit"
 )
 
-// syncBuffer is a bytes.Buffer safe for the run log's concurrent writers
-// and the test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) records(t *testing.T) []LogRecord {
+// records reads the run log written to buf so far.
+func records(t *testing.T, buf *testkit.LockedBuffer) []LogRecord {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	recs, err := ReadRunLog(bytes.NewReader(s.b.Bytes()))
+	recs, err := ReadRunLog(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,14 +28,14 @@ type testRun struct {
 	*Run
 	srv  *modeltest.Server
 	tabs *fakeTabs
-	log  *syncBuffer
+	log  *testkit.LockedBuffer
 }
 
 func newTestRun(t *testing.T, edit func(*Config)) *testRun {
 	t.Helper()
 	srv := modeltest.New(t)
 	tabs := newFakeTabs()
-	buf := &syncBuffer{}
+	buf := &testkit.LockedBuffer{}
 	cfg := Config{
 		Model: NewModel(ModelConfig{BaseURL: srv.URL, APIKey: "sk-test-key",
 			Models:  map[Role]string{RolePlanner: "planner", RoleExecutor: "executor", RoleVision: "vision"},
@@ -127,12 +114,12 @@ func TestExecutorActsAndReports(t *testing.T) {
 	}
 	// The log holds every step, never the key or the password.
 	var tools []string
-	for _, r := range tr.log.records(t) {
+	for _, r := range records(t, tr.log) {
 		if r.Event == LogTool {
 			tools = append(tools, r.Tool+" "+string(r.Args))
 		}
 	}
-	logText := fmt.Sprint(tr.log.records(t))
+	logText := fmt.Sprint(records(t, tr.log))
 	if strings.Contains(logText, "hunter2-secret") || strings.Contains(logText, "sk-test-key") {
 		t.Fatal("a secret reached the run log")
 	}
@@ -266,7 +253,7 @@ func TestIrreversibleActionDenied(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	events := map[LogEvent]bool{}
-	for _, r := range tr.log.records(t) {
+	for _, r := range records(t, tr.log) {
 		events[r.Event] = true
 	}
 	for _, e := range []LogEvent{LogConfirmAsked, LogConfirmAnswered, LogPolicyDenied} {
@@ -319,7 +306,7 @@ func TestInjectionStaysFencedAndNavigationBlocked(t *testing.T) {
 		}
 	}
 	var why string
-	for _, r := range tr.log.records(t) {
+	for _, r := range records(t, tr.log) {
 		if r.Event == LogPolicyDenied {
 			why = r.Error
 		}

@@ -103,7 +103,7 @@
   const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
   const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
 
-  // Hidden text is not the page (issue 10): text a person cannot see is
+  // Hidden text is not the page: text a person cannot see is
   // left out of names and of page text, so an injection written in it
   // never reaches the model. hiddenHow(el) says why the text directly in
   // el is unseen ('' when it is seen): not rendered (display, visibility,
