@@ -330,7 +330,7 @@ func TestLandedChecksTheLists(t *testing.T) {
 	if len(res.Procs) != 1 || !res.Procs[0].Success {
 		t.Fatalf("procs %+v", res.Procs)
 	}
-	for _, r := range tr.log.records(t) {
+	for _, r := range records(t, tr.log) {
 		if r.Event == LogPolicyDenied {
 			t.Fatalf("a navigation within the allowed host:port was refused: %s", r.Error)
 		}
