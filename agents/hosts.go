@@ -160,20 +160,33 @@ func parseHost(pattern string) (hostPattern, error) {
 	return hostPattern{host: host, port: port}, nil
 }
 
-// namedHostRE finds hosts a task names: URLs, and bare names with a
-// top-level domain of letters (example.com, docs.python.org).
-var namedHostRE = regexp.MustCompile(`(?i)\bhttps?://[^\s/?#"'<>]+|\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,24}\b(?::\d{1,5})?`)
+// Hosts a task names: URLs (the host is what follows the scheme, and any
+// user before an @), and bare names, with a top-level domain of letters
+// (example.com, docs.python.org) or localhost, with an optional port.
+var (
+	namedURLRE  = regexp.MustCompile(`(?i)\bhttps?://[^\s/?#"'<>]+`)
+	namedHostRE = regexp.MustCompile(`(?i)\b(?:(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,24}|localhost)\b(?::\d{1,5})?`)
+)
 
 // HostsNamed lists the hosts a task's text names, as host patterns: they
-// are among the run's sites, since the person asked for them.
+// are among the run's sites, since the person asked for them. An email
+// address names a person, not a site: neither its domain nor the part
+// before the @ ("jordan.lee") is a host the task asked for, and the
+// agents may not send the person's data there on that account. A file
+// name (report.pdf) is not a host either.
 func HostsNamed(text string) []string {
+	var found []string
+	for _, m := range namedURLRE.FindAllString(text, -1) {
+		if u, err := url.Parse(m); err == nil && u.Host != "" {
+			found = append(found, u.Host)
+		}
+	}
+	text = namedURLRE.ReplaceAllString(text, " ")
+	text = emailRE.ReplaceAllString(text, " ")
+	found = append(found, namedHostRE.FindAllString(text, -1)...)
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range namedHostRE.FindAllString(text, -1) {
-		h := m
-		if u, err := url.Parse(m); err == nil && u.Host != "" {
-			h = u.Host
-		}
+	for _, h := range found {
 		h = strings.ToLower(strings.TrimSuffix(h, "."))
 		if _, err := parseHost(h); err != nil || seen[h] || looksLikeFile(h) {
 			continue

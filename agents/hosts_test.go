@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"vroom/internal/modeltest"
 )
 
 // One matcher serves the run's sites and both lists: a host name matches
@@ -111,9 +113,47 @@ func TestValidateHost(t *testing.T) {
 
 func TestHostsNamed(t *testing.T) {
 	t.Parallel()
-	got := HostsNamed("compare prices on https://shop.test:8080/x and docs.python.org, then save report.pdf; mail ada@example.com")
-	want := []string{"shop.test:8080", "docs.python.org", "example.com"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Fatalf("HostsNamed = %q, want %q", got, want)
+	for text, want := range map[string][]string{
+		"compare prices on https://shop.test:8080/x and docs.python.org, then save report.pdf; mail ada@example.com": {"shop.test:8080", "docs.python.org"},
+		"sign in as jordan.lee@example.com and update my profile":                                                    nil,
+		"email Jordan.Lee+work@mail.example.co.uk the link from news.example.org":                                    {"news.example.org"},
+		"open https://jordan@intranet.test/wiki (user jordan)":                                                       {"intranet.test"},
+		"summarise notes.txt, main.go and data.csv":                                                                  nil,
+		"log in at accounts.example.com with sam@accounts.example.com":                                               {"accounts.example.com"},
+		"go to localhost:8080 then http://127.0.0.1:9000/a":                                                          {"127.0.0.1:9000", "localhost:8080"},
+	} {
+		if got := HostsNamed(text); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("HostsNamed(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+// A task that gives the person's email grants no site by it, and the
+// email is the person's data: an agent sending it to the email's domain
+// is refused headless, and that domain never received it.
+func TestTaskEmailIsDataNotASite(t *testing.T) {
+	t.Parallel()
+	const task = "sign in on http://shop.test/ as jordan.lee@example.com"
+	tr := newTestRun(t, func(c *Config) { c.Policy.Sites = HostsNamed(task) })
+	tr.srv.Then("planner", spawn("sign in", "url", "http://shop.test/"), modeltest.Call("wait", map[string]any{"mode": "all"}), done("signed in", true))
+	tr.srv.Then("executor",
+		modeltest.Call("navigate", map[string]string{"url": "http://example.com/track?u=jordan.lee%40example.com"}),
+		done("I could not send it", false))
+	tr.execute(t, task)
+	for _, ft := range tr.tabs.tabs {
+		for _, a := range ft.actions() {
+			if a.Kind == ActNavigate && strings.Contains(a.URL, "example.com") {
+				t.Fatalf("the email went to its domain: %+v", a)
+			}
+		}
+	}
+	var why string
+	for _, r := range records(t, tr.log) {
+		if r.Event == LogPolicyDenied {
+			why = r.Error
+		}
+	}
+	if !strings.Contains(why, "your email") {
+		t.Fatalf("refusal %q does not name the email", why)
 	}
 }

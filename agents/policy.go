@@ -11,7 +11,7 @@ import (
 // Class is how much harm an action can do.
 type Class int
 
-// Action classes (seed 004): read freely, write within budget, and
+// Action classes: read freely, write within budget, and
 // irreversible only with the person's approval.
 const (
 	Read Class = iota
@@ -32,11 +32,67 @@ func (c Class) String() string {
 }
 
 var (
-	// Words on a control that commit something the person cannot undo.
+	// Words in a form's name or id that say submitting it commits
+	// something the person cannot undo.
 	dangerRE = regexp.MustCompile(`(?i)\b(pay|payment|buy|purchase|order|checkout|check out|delete|remove|send|post|publish|submit order|transfer|confirm purchase|unsubscribe|donate|book now)\b`)
 	// Pages where any commit is a payment.
 	dangerURLRE = regexp.MustCompile(`(?i)(checkout|payment|/pay\b|/pay/|billing|/cart/confirm)`)
+	// wordRE splits a control's name into words.
+	wordRE = regexp.MustCompile(`[\p{L}\p{N}$€£#]+`)
 )
+
+// commitVerbs are the verbs a control's name commands when the action
+// cannot be undone. destructive ones act at once even from a link ("Delete
+// account"); the others, on a link, lead to a form ("Post a job", "Send
+// feedback") where the committing control is asked about.
+var commitVerbs = map[string]bool{
+	"pay": true, "payment": true, "buy": true, "purchase": true, "order": true, "checkout": true,
+	"delete": true, "remove": true, "send": true, "post": true, "publish": true, "transfer": true,
+	"unsubscribe": true, "donate": true, "book": true,
+}
+
+var destructiveVerbs = map[string]bool{"delete": true, "remove": true, "unsubscribe": true}
+
+// leadIns come before the verb of a committing name without changing
+// it: "Place order", "Confirm purchase", "Yes, delete it".
+var leadIns = map[string]bool{"place": true, "confirm": true, "complete": true, "submit": true, "yes": true, "ok": true, "finish": true}
+
+// nounNext are words after which a commit verb is a noun: "Order
+// history", "Payment methods".
+var nounNext = map[string]bool{
+	"history": true, "details": true, "status": true, "summary": true, "number": true, "id": true, "date": true,
+	"list": true, "settings": true, "options": true, "methods": true, "method": true, "info": true, "information": true,
+	"tracking": true, "preview": true, "draft": true, "title": true,
+}
+
+// commandedVerb returns the committing verb a control's name commands, by
+// its role in the name: the verb leads it (after a lead-in such as
+// "Confirm"), and is not a noun there — "Like post 137" names a post,
+// "Order history" a page, "Post 137" a post by its number; "Pay 12 €" pays.
+func commandedVerb(name, role string) (string, bool) {
+	words := wordRE.FindAllString(strings.ToLower(name), -1)
+	for len(words) > 1 && leadIns[words[0]] {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return "", false
+	}
+	verb := words[0]
+	if len(words) > 1 && words[0] == "check" && words[1] == "out" {
+		verb, words = "checkout", words[1:]
+	}
+	if !commitVerbs[verb] || (role == "link" && !destructiveVerbs[verb]) {
+		return "", false
+	}
+	if len(words) > 1 {
+		next := words[1]
+		numbered := next[0] == '#' || (next[0] >= '0' && next[0] <= '9')
+		if nounNext[next] || (numbered && (verb == "post" || verb == "order")) {
+			return "", false
+		}
+	}
+	return verb, true
+}
 
 // Classify classes action a on target t, with the reason.
 func Classify(a Action, t Target) (Class, string) {
@@ -55,8 +111,8 @@ func Classify(a Action, t Target) (Class, string) {
 	if !commits {
 		return Write, ""
 	}
-	if m := dangerRE.FindString(t.Name); m != "" && a.Kind != ActType {
-		return Irreversible, fmt.Sprintf("the control %q says %q", t.Name, strings.ToLower(m))
+	if v, ok := commandedVerb(t.Name, t.Role); ok && a.Kind != ActType {
+		return Irreversible, fmt.Sprintf("the control %q says %q", t.Name, v)
 	}
 	if t.Role == "button" || t.Role == "" || a.Submit || a.Kind == ActPress {
 		if m := dangerRE.FindString(t.Form); m != "" {

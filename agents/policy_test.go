@@ -32,6 +32,26 @@ func TestClassify(t *testing.T) {
 		{Action{Kind: ActNavigate, URL: "https://shop.test/checkout"}, Target{}, Read},
 		{Action{Kind: ActScroll, Direction: "down"}, Target{}, Read},
 		{Action{Kind: ActSelect, Ref: "e1", Option: "Delete"}, Target{Role: "combobox"}, Write},
+		// Words in their role: the verb that leads the name commits; the
+		// same word as a noun does not.
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Like post 137"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Post 137: 12 likes"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "link", Name: "Post a job"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Post a job"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Delete"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Yes, delete it"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Confirm purchase"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Pay 12.00 €"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Check out"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Post comment"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "link", Name: "Unsubscribe"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "link", Name: "Order history"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Order #4521 details"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "link", Name: "Payment methods"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "link", Name: "Send feedback"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Proceed to checkout"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Share this post"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Posts"}, Write},
 	} {
 		got, why := Classify(tc.a, tc.t)
 		if got != tc.want {

@@ -255,6 +255,9 @@ func (r *Run) Execute(ctx context.Context, task string, tabs ...string) (Result,
 	stop := context.AfterFunc(ctx, func() { r.Kill("cancelled") })
 	defer stop()
 	r.log.Write(LogRecord{Event: LogRunStart, Text: task})
+	// The emails a task gives ("sign in as …") are the person's, guarded
+	// like those pages show.
+	r.gate.seen.saw(task)
 	r.room.publish(Event{Kind: EventRun, Data: RunInfo{State: RunStarted, Task: task}})
 
 	p := newPlanner(r, task, tabs)
