@@ -79,11 +79,13 @@ type (
 		Limit  int      `json:"limit,omitempty" jsonschema:"At most this many controls (default 40)."`
 	}
 	pageWaitArgs struct {
-		Text     string  `json:"text,omitempty"`
-		Gone     string  `json:"gone,omitempty"`
-		URL      string  `json:"url,omitempty"`
-		Query    string  `json:"query,omitempty"`
-		TimeoutS float64 `json:"timeout_s,omitempty" jsonschema:"Seconds; default 10, at most 30."`
+		Text      string  `json:"text,omitempty"`
+		Gone      string  `json:"gone,omitempty"`
+		URL       string  `json:"url,omitempty"`
+		Query     string  `json:"query,omitempty"`
+		Heard     string  `json:"heard,omitempty" jsonschema:"Until someone else in the room has said this (one said before counts)."`
+		FloorFree bool    `json:"floor_free,omitempty" jsonschema:"Until nobody holds the floor; with heard, until it was said and its speaker has finished: your turn to speak."`
+		TimeoutS  float64 `json:"timeout_s,omitempty" jsonschema:"Seconds; default 10, at most 30."`
 	}
 	noArgs struct{}
 )
@@ -145,6 +147,6 @@ func executorDefs() []ToolDef {
 		}),
 		define[noArgs]("read_page", "Read the page's text content.").page(),
 		define[observeArgs]("observe", "Look at the page again: a fresh list of controls with refs. With query, roles or within it searches the whole page, off-screen included (in view first): use it when a control you need is not in what you were shown. Refs it returns work with click and type, which scroll to them.").page(),
-		define[pageWaitArgs]("wait", "Wait for what the page is still doing: until its text contains text, or no longer contains gone, or the URL contains url, or a control matching query appears; with none of these, until the page is idle. Returns what changed since your last look, or says it timed out.").page(),
+		define[pageWaitArgs]("wait", "Wait for what the page is still doing: until its text contains text, or no longer contains gone, or the URL contains url, or a control matching query appears; or for the room: until someone says heard, or the floor is free. With none of these, until the page is idle. Returns what changed since your last look, or says it timed out.").page(),
 	}, roomDefs()...)
 }
