@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,9 +17,6 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
-
-//go:embed walker.js
-var walkerJS string
 
 // Tab is one browser tab. All its methods are safe for concurrent use;
 // observations and actions on one tab run one at a time.
