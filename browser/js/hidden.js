@@ -1,7 +1,7 @@
 // Hidden text: whether the text directly in an element is something a
 // person can see, so names and page text leave out what they cannot.
 
-// Hidden text is not the page (issue 10): text a person cannot see is
+// Hidden text is not the page: text a person cannot see is
 // left out of names and of page text, so an injection written in it
 // never reaches the model. hiddenHow(el) says why the text directly in
 // el is unseen ('' when it is seen): not rendered (display, visibility,
