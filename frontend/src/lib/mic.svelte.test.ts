@@ -67,7 +67,7 @@ describe('typingIn and isTalkKey', () => {
   })
 })
 
-describe('Mic', () => {
+describe('Mic button', () => {
   it('opens and closes with the button', async () => {
     const { go, mic, report, shown } = setup()
     await mic.toggle(report)
@@ -99,7 +99,9 @@ describe('Mic', () => {
     expect(mic.open).toBe(false)
     expect(shown).toEqual(['', 'unmute: no microphone'])
   })
+})
 
+describe('Mic push-to-talk', () => {
   it('talks while the key is held and sends on release', async () => {
     const { go, mic, report } = setup()
     const down = key()

@@ -32,21 +32,22 @@ const timeline = [
   entry(1000, 'planner'),
 ]
 
-describe('ReplayPlayer', () => {
-  beforeEach(() => {
-    calls.length = 0
-  })
+beforeEach(() => {
+  calls.length = 0
+})
 
-  async function opened(clock: TestClock, data = replay('r1', timeline, 1200)) {
-    const player = new ReplayPlayer(clock)
-    const open = player.open(data.run.id)
-    expect(player.isOpen).toBe(true)
-    expect(player.loading).toBe(true)
-    calls[calls.length - 1].answer(data)
-    await open
-    return player
-  }
+// opened is a player that has loaded data and started playing it.
+async function opened(clock: TestClock, data = replay('r1', timeline, 1200)) {
+  const player = new ReplayPlayer(clock)
+  const open = player.open(data.run.id)
+  expect(player.isOpen).toBe(true)
+  expect(player.loading).toBe(true)
+  calls[calls.length - 1].answer(data)
+  await open
+  return player
+}
 
+describe('ReplayPlayer playing', () => {
   it('loads a run and plays it at 1×, frame by frame', async () => {
     const clock = new TestClock()
     const player = await opened(clock)
@@ -118,6 +119,9 @@ describe('ReplayPlayer', () => {
     expect(player.lane).toBe('')
   })
 
+})
+
+describe('ReplayPlayer loading', () => {
   it('reports a run that cannot be loaded', async () => {
     const player = new ReplayPlayer(new TestClock())
     const open = player.open('gone')
