@@ -558,7 +558,7 @@ func (b *Browser) mapErr(err error) error {
 	if !b.Alive() {
 		return fmt.Errorf("%w: %w", ErrBrowserClosed, err)
 	}
-	return err
+	return inWords(err)
 }
 
 // checkURL refuses schemes that run code or read the disk unless allowed.

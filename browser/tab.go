@@ -61,6 +61,9 @@ type Tab struct {
 	// their check runs: an action awaiting the navigation it caused
 	// waits as long as a check does (a person may be deciding).
 	held atomic.Int32
+	// busy is set when a call found the page's script busy (busy.go): a
+	// navigation from it stops the script first.
+	busy atomic.Bool
 
 	// waiting, when set (by tests), is called as an action starts its
 	// after-action wait, so a test can act on a call that is pending.
@@ -264,6 +267,7 @@ func (t *Tab) begin(ctx context.Context) (context.Context, context.CancelFunc, e
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(t.dead, func() { cancel(context.Cause(t.dead)) })
+	go t.watchBusy(cctx, cancel)
 	return cctx, func() { stop(); cancel(nil); cancelT() }, nil
 }
 
