@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"vroom/internal/testenv"
+	"vroom/internal/testkit"
 )
 
 // buildDesktop builds the production binary exactly as `make build` does.
@@ -29,21 +30,6 @@ func buildDesktop(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-// waitFor polls cond until it is true or the deadline passes. Polling is
-// the only way to observe another process's window.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, d)
-		}
-		<-tick.C
-	}
 }
 
 // sessionProcesses lists the processes in session sid, the app's own
@@ -109,14 +95,14 @@ func TestDesktopWindow(t *testing.T) {
 	})
 
 	var window string
-	waitFor(t, "window titled Vroom", 60*time.Second, func() bool {
+	testkit.WaitFor(t, 60*time.Second, "window titled Vroom", func() bool {
 		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Vroom$").Output()
 		window = strings.TrimSpace(strings.Split(string(out), "\n")[0])
 		return window != ""
 	})
 
 	var shot []byte
-	waitFor(t, "window painted", 30*time.Second, func() bool {
+	testkit.WaitFor(t, 30*time.Second, "window painted", func() bool {
 		out, err := exec.Command("import", "-window", window, "png:-").Output()
 		if err != nil {
 			return false
@@ -154,7 +140,7 @@ func TestDesktopWindow(t *testing.T) {
 	// Children may take a moment to notice their parent is gone; give them
 	// the rest of the 2 s.
 	var left []string
-	waitFor(t, "no process left in the app's session", time.Until(start.Add(2*time.Second))+time.Millisecond, func() bool {
+	testkit.WaitFor(t, time.Until(start.Add(2*time.Second))+time.Millisecond, "no process left in the app's session", func() bool {
 		left = sessionProcesses(cmd.Process.Pid)
 		return len(left) == 0
 	})

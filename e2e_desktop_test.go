@@ -24,9 +24,9 @@ import (
 // the app's own headless Chromium behind it, fixture sites with their own
 // state and the scripted model as the only stand-in.
 
-// Must-show 1: a task typed in the omnibox becomes a run; a tile per
-// executor appears with a live view whose frame counter rises; the run
-// finishes; the history lists it.
+// A task typed in the omnibox becomes a run; a tile per executor appears
+// with a live view whose frame counter rises; the run finishes; the history
+// lists it.
 func TestDesktopRunEndToEnd(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
@@ -36,7 +36,7 @@ func TestDesktopRunEndToEnd(t *testing.T) {
 	for _, n := range names {
 		spawns = append(spawns, map[string]any{"task": "get a quote from " + n, "url": site.URL + "/desk/" + n})
 	}
-	srv.Script("planner", plannerSpawns(spawns...))
+	srv.Script("planner", modeltest.PlannerScript(spawns...))
 	// Executors get the quote, then keep reading until the test has seen
 	// their frames rise, then finish.
 	release := make(chan struct{})
@@ -134,9 +134,9 @@ func checkHistoryRow(t *testing.T, ctx context.Context, task, dataDir string) {
 	}
 }
 
-// Must-show 2: a sidebar tab dragged onto the omnibox becomes a chip and
-// the run's executor works in that tab; another tab dragged onto the
-// agent's tile hands the agent's sub-task to it. No new tab is opened.
+// A sidebar tab dragged onto the omnibox becomes a chip and the run's
+// executor works in that tab; another tab dragged onto the agent's tile
+// hands the agent's sub-task to it. No new tab is opened.
 func TestDesktopDragTabs(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
@@ -227,14 +227,13 @@ func openDeskInActiveTab(t *testing.T, ctx context.Context, siteURL, name string
 	return eval[string](t, ctx, fmt.Sprintf(`document.querySelector(%q).dataset.tab`, sel))
 }
 
-// Must-show 3: "Place order" shows a confirmation card with the action, the
-// page and the agent; deny leaves the site without an order, allow once
-// lets it through.
+// "Place order" shows a confirmation card with the action, the page and the
+// agent; deny leaves the site without an order, allow once lets it through.
 func TestDesktopConfirmationCard(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"}))
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch {
 		case r.ToolResults() == 0:

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,11 +15,10 @@ import (
 	"vroom/internal/testenv"
 )
 
-// Issue 11, must-show 3: the app's Chromium SIGKILLed while an agent works.
-// The agent's tile ends failed saying its tab is gone, the executor asks
-// the model nothing more, the planner's wait reports the failure once, the
-// session relaunches the browser, and a new task typed in the omnibox then
-// works end to end in it.
+// The app's Chromium SIGKILLed while an agent works. The agent's tile ends
+// failed saying its tab is gone, the executor asks the model nothing more,
+// the planner's wait reports the failure once, the session relaunches the
+// browser, and a new task typed in the omnibox then works end to end in it.
 func TestFaultDesktopBrowserKilled(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
@@ -72,7 +70,7 @@ func TestFaultDesktopBrowserKilled(t *testing.T) {
 		t.Fatal("the agent never got to work")
 	}
 	waitJS(t, ctx, "the agent's tile running", `!!document.querySelector('article.tile[data-state=running]')`, 10*time.Second)
-	died := killProfileChromium(t, filepath.Join(dataDir, "profile"))
+	died := testenv.KillChromium(t, filepath.Join(dataDir, "profile"))
 
 	waitJS(t, ctx, "the tile failed, saying its tab is gone",
 		`(e => !!e && /its tab is gone/.test(e.textContent) && /browser closed/.test(e.textContent))(document.querySelector('article.tile[data-state=failed] .summary'))`, 10*time.Second)
@@ -138,19 +136,4 @@ func checkToldOnce(t *testing.T, srv *modeltest.Server, task string, died time.T
 		t.Fatalf("the planner heard of the loss %v after the death", d)
 	}
 	t.Logf("the planner heard of the lost tab once, %v after the death", heard.Sub(died).Round(time.Millisecond))
-}
-
-// killProfileChromium SIGKILLs the main Chromium process running on
-// profile (its helpers carry --type=) and returns when.
-func killProfileChromium(t *testing.T, profile string) time.Time {
-	t.Helper()
-	pid, err := testenv.ChromiumPID(profile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := time.Now()
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatalf("kill chromium %d: %v", pid, err)
-	}
-	return at
 }

@@ -170,21 +170,6 @@ func waitJS(t *testing.T, ctx context.Context, what, expr string, d time.Duratio
 	}
 }
 
-// plannerSpawns spawns one executor per argument list, waits for all and
-// finishes.
-func plannerSpawns(spawns ...map[string]any) modeltest.Step {
-	return modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		n := r.ToolResults()
-		if n < len(spawns) {
-			return modeltest.Call("spawn", spawns[n])
-		}
-		if strings.Contains(r.LastText(), `"running":[]`) {
-			return modeltest.Call("done", map[string]any{"summary": "all finished", "success": !strings.Contains(r.Text(), `"success":false`)})
-		}
-		return modeltest.Call("wait", map[string]any{"mode": "all"})
-	}}
-}
-
 func tailOf(s string, n int) string {
 	if len(s) <= n {
 		return s

@@ -24,7 +24,7 @@ func TestDesktopReplay(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))
 	quoteRE := regexp.MustCompile(`Your quote is (\d+)`)
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if r.ToolResults() == 0 {

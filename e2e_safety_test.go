@@ -59,15 +59,15 @@ func (b *safetyBlog) collected() int {
 	return b.collect
 }
 
-// Issue 10, must-show 2: an agent that obeys the blog's injection and
-// sends the person's email to the attacker's origin meets a card naming
-// the destination and the email; "Deny" leaves the attacker without a
-// request, "Allow once" lets exactly one through.
+// An agent that obeys the blog's injection and sends the person's email to
+// the attacker's origin meets a card naming the destination and the email;
+// "Deny" leaves the attacker without a request, "Allow once" lets exactly
+// one through.
 func TestDesktopExfiltrationCard(t *testing.T) {
 	testenv.NeedDisplay(t)
 	blog := newSafetyBlog(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "which sauce does the blog recommend?", "url": blog.URL + "/blog.html"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "which sauce does the blog recommend?", "url": blog.URL + "/blog.html"}))
 	dest := blog.Attacker + "/collect?email=ada%40example.com"
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch {

@@ -18,6 +18,7 @@ import (
 	"vroom/app/config"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
+	"vroom/internal/testkit"
 )
 
 // desktopApp is the production binary running under Xvfb with its own
@@ -25,7 +26,7 @@ import (
 // starts can be found.
 type desktopApp struct {
 	cmd     *exec.Cmd
-	logs    *syncBuffer
+	logs    *testkit.LockedBuffer
 	window  string
 	dataDir string
 }
@@ -45,7 +46,7 @@ func startDesktopApp(t *testing.T, srv *modeltest.Server) *desktopApp {
 		t.Fatal(err)
 	}
 	bin := buildDesktop(t)
-	d := &desktopApp{logs: &syncBuffer{}, dataDir: dataDir}
+	d := &desktopApp{logs: &testkit.LockedBuffer{}, dataDir: dataDir}
 	d.cmd = exec.Command(bin)
 	d.cmd.Env = append(os.Environ(), "VROOM_CONFIG_DIR="+configDir, "VROOM_DATA_DIR="+dataDir, "OPENAI_API_KEY=", "NO_AT_BRIDGE=1")
 	d.cmd.Stdout, d.cmd.Stderr = d.logs, d.logs
@@ -54,7 +55,7 @@ func startDesktopApp(t *testing.T, srv *modeltest.Server) *desktopApp {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.stop(t) })
-	waitFor(t, "window titled Vroom", 60*time.Second, func() bool {
+	testkit.WaitFor(t, 60*time.Second, "window titled Vroom", func() bool {
 		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Vroom$").Output()
 		d.window = strings.TrimSpace(strings.Split(string(out), "\n")[0])
 		return d.window != ""
@@ -105,7 +106,7 @@ func (d *desktopApp) xdo(t *testing.T, args ...string) {
 func (d *desktopApp) shoot(t *testing.T, dir, name string, minColours int, also ...func(image.Image) bool) {
 	t.Helper()
 	var last []byte
-	waitFor(t, name+" painted", 30*time.Second, func() bool {
+	testkit.WaitFor(t, 30*time.Second, name+" painted", func() bool {
 		out, err := exec.Command("import", "-window", d.window, "png:-").Output()
 		if err != nil {
 			return false
@@ -190,18 +191,18 @@ func TestDesktopScreenshots(t *testing.T) {
 		spawns = append(spawns, map[string]any{"task": "get a quote from the " + n + " desk", "url": site.URL + "/desk/" + n})
 	}
 	spawns = append(spawns, map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"})
-	srv.Script("planner", plannerSpawns(spawns...))
+	srv.Script("planner", modeltest.PlannerScript(spawns...))
 	shot1, shot2 := make(chan struct{}), make(chan struct{})
 	srv.Script("executor", screenshotExecutors(shot1, shot2))
 	d := startDesktopApp(t, srv)
 	// The browser's first tab shows in the main view once it is ready.
-	waitFor(t, "the browser ready", 30*time.Second, func() bool { return strings.Contains(d.logs.String(), "browser ready") })
+	testkit.WaitFor(t, 30*time.Second, "the browser ready", func() bool { return strings.Contains(d.logs.String(), "browser ready") })
 	d.shoot(t, dir, "desktop-empty", 20)
 
 	d.xdo(t, "mousemove", "--window", d.window, "640", "22", "click", "1")
 	d.xdo(t, "type", "--delay", "20", "get quotes from three desks and buy the mug")
 	d.xdo(t, "key", "Return")
-	waitFor(t, "four executors working", 60*time.Second, func() bool {
+	testkit.WaitFor(t, 60*time.Second, "four executors working", func() bool {
 		steps := map[string]int{}
 		for _, r := range srv.Requests("executor") {
 			for _, task := range []string{"North", "East", "South", "mug in the cart"} {
@@ -221,7 +222,7 @@ func TestDesktopScreenshots(t *testing.T) {
 		}
 	}
 	close(shot1)
-	waitFor(t, "the confirmation asked", 30*time.Second, func() bool { return len(runLogsMatching(t, d.dataDir, agents.LogConfirmAsked)) > 0 })
+	testkit.WaitFor(t, 30*time.Second, "the confirmation asked", func() bool { return len(runLogsMatching(t, d.dataDir, agents.LogConfirmAsked)) > 0 })
 	d.shoot(t, dir, "desktop-confirmation", 200, hasWarningBorder)
 	close(shot2)
 }

@@ -16,14 +16,14 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Must-show 5 (typed): a correction typed in the room while agents run
-// appears in the transcript and reaches every agent's next tool result; the
-// floor ring moves from one speaking agent's tile to the other's.
+// A correction typed in the room while agents run appears in the transcript
+// and reaches every agent's next tool result; the floor ring moves from one
+// speaking agent's tile to the other's.
 func TestDesktopRoomCorrection(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(
+	srv.Script("planner", modeltest.PlannerScript(
 		map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"},
 		map[string]any{"task": "get a quote from East", "url": site.URL + "/desk/East"},
 	))
@@ -69,14 +69,14 @@ func TestDesktopRoomCorrection(t *testing.T) {
 	}
 }
 
-// Must-show 5 (unmute): while an agent's message plays, Unmute in the UI
-// gives the person the floor and cuts the message off: the transcript marks
-// it interrupted. Mute frees the floor and the run goes on.
+// While an agent's message plays, Unmute in the UI gives the person the
+// floor and cuts the message off: the transcript marks it interrupted. Mute
+// frees the floor and the run goes on.
 func TestDesktopUnmuteInterrupts(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))
 	// About 60 ms of audio a character: a long message plays for seconds.
 	long := "I am reading the North desk carefully, line by line, and I will tell you everything I find there in great detail."
 	var spoke, muted atomic.Bool
@@ -111,13 +111,13 @@ func TestDesktopUnmuteInterrupts(t *testing.T) {
 	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 60*time.Second)
 }
 
-// TestDesktopTakeOverHandBack is issue 6's must-show 4: the person takes
-// over an agent's tab, the agent pauses (no model call, no action) while
-// the person clicks and types in its live view, and after the hand-back the
-// agent's next tool result carries the note and the page as the person
-// left it; it then finishes the job with what the person typed. The same
-// holds for a tab in a remote browser (issue 13): its live view and the
-// person's input go over that browser's own CDP connection.
+// TestDesktopTakeOverHandBack: the person takes over an agent's tab, the
+// agent pauses (no model call, no action) while the person clicks and types
+// in its live view, and after the hand-back the agent's next tool result
+// carries the note and the page as the person left it; it then finishes the
+// job with what the person typed. The same holds for a tab in a remote
+// browser: its live view and the person's input go over that browser's own
+// CDP connection.
 func TestDesktopTakeOverHandBack(t *testing.T) {
 	testenv.NeedDisplay(t)
 	t.Run("local", func(t *testing.T) { takeOverHandBack(t, nil) })
@@ -133,7 +133,7 @@ func takeOverHandBack(t *testing.T, remote *testenv.Remote) {
 	}
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "save my email on the signup page", "url": site.URL + "/signup"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "save my email on the signup page", "url": site.URL + "/signup"}))
 	const typed, note = "person@example.com", "I typed my email myself; just press Save"
 	var clicked atomic.Bool
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {

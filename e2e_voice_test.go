@@ -50,15 +50,15 @@ func startTask(t *testing.T, ctx context.Context, task string) {
 	eval[bool](t, ctx, `(document.activeElement?.blur(), true)`)
 }
 
-// Issue 6, the room: holding ` gives the person the floor while a run is
-// going (key repeat does not toggle it), releasing it frees the floor; in
-// a text field the key types and the microphone stays shut.
+// Holding ` gives the person the floor while a run is going (key repeat does
+// not toggle it), releasing it frees the floor; in a text field the key
+// types and the microphone stays shut.
 func TestDesktopPushToTalk(t *testing.T) {
 	testenv.NeedDisplay(t)
 	testenv.NeedPulse(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"}))
 	release := make(chan struct{})
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		select {
@@ -108,15 +108,15 @@ func TestDesktopPushToTalk(t *testing.T) {
 	waitJS(t, ctx, "the run done", `!!document.querySelector('.ended[data-state=done]')`, 60*time.Second)
 }
 
-// Issue 6, the room: an agent muted from its tile still speaks into the
-// transcript, but no speech is generated for it (the speech endpoint never
-// receives its message); the other agent is still spoken aloud.
+// An agent muted from its tile still speaks into the transcript, but no
+// speech is generated for it (the speech endpoint never receives its
+// message); the other agent is still spoken aloud.
 func TestDesktopAgentVoiceMuted(t *testing.T) {
 	testenv.NeedDisplay(t)
 	testenv.NeedPulse(t)
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(
+	srv.Script("planner", modeltest.PlannerScript(
 		map[string]any{"task": "get a quote from North", "url": site.URL + "/desk/North"},
 		map[string]any{"task": "get a quote from East", "url": site.URL + "/desk/East"},
 	))
@@ -203,11 +203,11 @@ func checkOnlyLoudSpoke(t *testing.T, srv *modeltest.Server, dataDir, muted stri
 	}
 }
 
-// Issue 6, cards: "Place order" waits on a confirmation; the person holds
-// `, says "deny" into the microphone (real audio through the mic feed;
-// the scripted transcription returns "deny"), releases it, and the card
-// closes, the site has no order and the transcript shows the answer as the
-// person's. The mic button's level moves while the person speaks.
+// "Place order" waits on a confirmation; the person holds `, says "deny"
+// into the microphone (real audio through the mic feed; the scripted
+// transcription returns "deny"), releases it, and the card closes, the site
+// has no order and the transcript shows the answer as the person's. The mic
+// button's level moves while the person speaks.
 func TestDesktopVoiceAnswersCard(t *testing.T) {
 	testenv.NeedDisplay(t)
 	testenv.NeedPulse(t)
@@ -223,7 +223,7 @@ func TestDesktopVoiceAnswersCard(t *testing.T) {
 	site := newDeskSite(t)
 	srv := modeltest.New(t)
 	srv.Transcribe("Deny.")
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "buy the mug in the cart", "url": site.URL + "/shop.html"}))
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch {
 		case r.ToolResults() == 0:

@@ -19,6 +19,7 @@ import (
 	"vroom/agents"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
+	"vroom/internal/testkit"
 )
 
 // The real desktop binary under Xvfb, driven with real X input (xdotool):
@@ -151,7 +152,7 @@ func region(img image.Image, match func(r, g, b int) bool) image.Rectangle {
 func (d *desktopApp) await(t *testing.T, what string, ok func(image.Image) bool) image.Image {
 	t.Helper()
 	var img image.Image
-	waitFor(t, what, 30*time.Second, func() bool {
+	testkit.WaitFor(t, 30*time.Second, what, func() bool {
 		img = d.capture()
 		return img != nil && ok(img)
 	})
@@ -222,7 +223,7 @@ func TestWindowDragTabToOmnibox(t *testing.T) {
 		return modeltest.Call("done", map[string]any{"summary": "nothing to do", "success": true})
 	}})
 	d := startWindowApp(t, srv)
-	waitFor(t, "the browser ready", 30*time.Second, func() bool { return strings.Contains(d.logs.String(), "browser ready") })
+	testkit.WaitFor(t, 30*time.Second, "the browser ready", func() bool { return strings.Contains(d.logs.String(), "browser ready") })
 	// The first tab goes to the chat, shown large as the active tab.
 	d.typeIn(t, image.Pt(640, 22), site.URL+"/chat")
 	d.xdo(t, "key", "Return")
@@ -242,7 +243,7 @@ func TestWindowDragTabToOmnibox(t *testing.T) {
 	d.xdo(t, "mousemove", "--window", d.window, "700", "30", "sleep", "0.2", "mousemove", "--window", d.window, "710", "22", "sleep", "0.3")
 	d.typeIn(t, image.Pt(700, 22), "summarise this chat")
 	d.xdo(t, "key", "Return")
-	waitFor(t, "the planner's first request", 30*time.Second, func() bool { return len(srv.Requests("planner")) > 0 })
+	testkit.WaitFor(t, 30*time.Second, "the planner's first request", func() bool { return len(srv.Requests("planner")) > 0 })
 	if text := srv.Requests("planner")[0].Text(); !strings.Contains(text, `title "Team chat"`) {
 		t.Fatalf("the planner's first request does not carry the dragged tab:\n%s", tailOf(text, 1500))
 	}
@@ -273,25 +274,25 @@ func chatExecutor(note string) modeltest.Step {
 	}}
 }
 
-// TestWindowTakeOverFullHeight is issue 15's take-over in the real window:
-// one agent fills its tile; taken over, the tab's viewport takes the
-// view's shape so the whole full-height app shows, its bottom message box
-// and bottom edge included; the person types into that box and scrolls the
-// list with the wheel, and hands back with a note that the agent's next
-// model request carries, with word that the page may have re-laid out.
+// TestWindowTakeOverFullHeight is the take-over in the real window: one
+// agent fills its tile; taken over, the tab's viewport takes the view's
+// shape so the whole full-height app shows, its bottom message box and
+// bottom edge included; the person types into that box and scrolls the list
+// with the wheel, and hands back with a note that the agent's next model
+// request carries, with word that the page may have re-laid out.
 func TestWindowTakeOverFullHeight(t *testing.T) {
 	testenv.NeedDisplay(t)
 	dir := screenshotDir(t)
 	site := newChatSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", plannerSpawns(map[string]any{"task": "say hello in the team chat", "url": site.URL + "/chat"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "say hello in the team chat", "url": site.URL + "/chat"}))
 	const typed, note = "hello from the person", "I said hello myself; you are done"
 	srv.Script("executor", chatExecutor(note))
 	d := startWindowApp(t, srv)
-	waitFor(t, "the browser ready", 30*time.Second, func() bool { return strings.Contains(d.logs.String(), "browser ready") })
+	testkit.WaitFor(t, 30*time.Second, "the browser ready", func() bool { return strings.Contains(d.logs.String(), "browser ready") })
 	d.typeIn(t, image.Pt(640, 22), "say hello in the team chat")
 	d.xdo(t, "key", "Return")
-	waitFor(t, "the agent reading the chat", 60*time.Second, func() bool { return len(srv.Requests("executor")) >= 2 })
+	testkit.WaitFor(t, 60*time.Second, "the agent reading the chat", func() bool { return len(srv.Requests("executor")) >= 2 })
 	img := d.await(t, "one agent filling its tile", func(img image.Image) bool {
 		return region(img, chatGreen).Dx() > 650 && region(img, chatMagenta).Dx() > 650
 	})
@@ -301,7 +302,7 @@ func TestWindowTakeOverFullHeight(t *testing.T) {
 	// as wide as its frame.
 	frame := region(img, chatGreen)
 	d.clickAt(t, image.Pt(frame.Max.X-75, frame.Min.Y-15))
-	waitFor(t, "the take-over logged", 30*time.Second, func() bool { return len(runLogsMatching(t, d.dataDir, agents.LogTakeOver)) > 0 })
+	testkit.WaitFor(t, 30*time.Second, "the take-over logged", func() bool { return len(runLogsMatching(t, d.dataDir, agents.LogTakeOver)) > 0 })
 	atTakeOver := len(srv.Requests("executor"))
 	img = d.await(t, "the taken-over tab fitted to the whole view", func(img image.Image) bool {
 		g, y, m := region(img, chatGreen), region(img, chatYellow), region(img, chatMagenta)
@@ -322,7 +323,7 @@ func TestWindowTakeOverFullHeight(t *testing.T) {
 	d.clickAt(t, image.Pt((m.Min.X+m.Max.X)/2, m.Max.Y+18))
 	d.xdo(t, "type", "--delay", "10", note)
 	d.xdo(t, "key", "Return")
-	waitFor(t, "the hand-back logged", 30*time.Second, func() bool { return len(runLogsMatching(t, d.dataDir, agents.LogHandBack)) > 0 })
+	testkit.WaitFor(t, 30*time.Second, "the hand-back logged", func() bool { return len(runLogsMatching(t, d.dataDir, agents.LogHandBack)) > 0 })
 	// Any request since is the agent resumed: it carries the note.
 	for _, r := range srv.Requests("executor")[calls:] {
 		if !strings.Contains(r.LastText(), "<user_correction>\n"+note) {
@@ -330,7 +331,7 @@ func TestWindowTakeOverFullHeight(t *testing.T) {
 		}
 	}
 	var last string
-	waitFor(t, "the agent's next request carrying the note", 30*time.Second, func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the agent's next request carrying the note", func() bool {
 		for _, r := range srv.Requests("executor") {
 			if strings.Contains(r.LastText(), "<user_correction>\n"+note) {
 				last = r.LastText()
@@ -363,7 +364,7 @@ func typeIntoBottomBox(t *testing.T, d *desktopApp, site *chatSite, dir, typed s
 	})
 	save(t, dir, "desktop-takeover", shot)
 	d.xdo(t, "key", "Return")
-	waitFor(t, "the site recording the message", 30*time.Second, func() bool {
+	testkit.WaitFor(t, 30*time.Second, "the site recording the message", func() bool {
 		got := site.posted()
 		return len(got) > 0 && got[len(got)-1] == typed
 	})
@@ -378,5 +379,5 @@ func scrollChat(t *testing.T, d *desktopApp, site *chatSite, top, bottom image.R
 	t.Helper()
 	x, y := (top.Min.X+top.Max.X)/2, (top.Max.Y+bottom.Min.Y)/2
 	d.xdo(t, "mousemove", "--window", d.window, strconv.Itoa(x), strconv.Itoa(y), "click", "--repeat", "3", "--delay", "50", "5")
-	waitFor(t, "the wheel scrolling the chat's list", 15*time.Second, func() bool { return site.scrollTop() > 0 })
+	testkit.WaitFor(t, 15*time.Second, "the wheel scrolling the chat's list", func() bool { return site.scrollTop() > 0 })
 }

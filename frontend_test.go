@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,35 +17,8 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"vroom/internal/testenv"
+	"vroom/internal/testkit"
 )
-
-// syncBuffer collects a child's output while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // startWailsDev runs `wails dev` and returns the URL where the frontend is
 // served with working Go bindings. env adds to the app's environment.
@@ -60,8 +31,8 @@ func startWailsDev(t *testing.T, configDir string, env ...string) string {
 	if _, err := os.Stat(wails); err != nil {
 		t.Fatalf("the Wails CLI is not built (run `make frontend`): %v", err)
 	}
-	port := freePort(t)
-	var logs syncBuffer
+	port := testkit.FreePort(t)
+	var logs testkit.LockedBuffer
 	cmd := exec.Command(wails, "dev", "-m", "-s", "-nogorebuild", "-noreload", "-nocolour",
 		"-tags", "webkit2_41", "-assetdir", "frontend/dist", "-devserver", fmt.Sprintf("127.0.0.1:%d", port))
 	cmd.Env = append(os.Environ(), "VROOM_CONFIG_DIR="+configDir, "OPENAI_API_KEY=", "NO_AT_BRIDGE=1", "VROOM_DATA_DIR="+t.TempDir())
@@ -87,7 +58,7 @@ func startWailsDev(t *testing.T, configDir string, env ...string) string {
 	})
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	// The first start compiles the app: allow minutes, not seconds.
-	waitFor(t, "wails dev serving "+url, 5*time.Minute, func() bool {
+	testkit.WaitFor(t, 5*time.Minute, "wails dev serving "+url, func() bool {
 		select {
 		case <-exited:
 			t.Fatalf("wails dev exited:\n%s", logs.String())

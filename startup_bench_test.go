@@ -6,14 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"vroom/internal/testenv"
+	"vroom/internal/testkit"
 )
 
 // BenchmarkDesktopStartup starts the production binary under Xvfb and
@@ -30,9 +29,9 @@ func BenchmarkDesktopStartup(b *testing.B) {
 		w, u, br := desktopStartOnce(b, bin)
 		windows, uis, browsers = append(windows, w.Seconds()), append(uis, u.Seconds()), append(browsers, br.Seconds())
 	}
-	b.ReportMetric(medianOf(windows), "window-s")
-	b.ReportMetric(medianOf(uis), "ui-s")
-	b.ReportMetric(medianOf(browsers), "browser-s")
+	b.ReportMetric(testkit.Median(windows), "window-s")
+	b.ReportMetric(testkit.Median(uis), "ui-s")
+	b.ReportMetric(testkit.Median(browsers), "browser-s")
 }
 
 // buildDesktopFor is buildDesktop for a benchmark.
@@ -52,7 +51,7 @@ func buildDesktopFor(b *testing.B) string {
 // desktopStartOnce runs the app once and returns the times to its window,
 // its painted UI and its browser ready.
 func desktopStartOnce(b *testing.B, bin string) (window, ui, browser time.Duration) {
-	var logs lockedBuffer
+	var logs testkit.LockedBuffer
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "VROOM_CONFIG_DIR="+b.TempDir(), "VROOM_DATA_DIR="+b.TempDir(), "OPENAI_API_KEY=sk-bench", "NO_AT_BRIDGE=1")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
@@ -64,15 +63,18 @@ func desktopStartOnce(b *testing.B, bin string) (window, ui, browser time.Durati
 	defer func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
+		if b.Failed() {
+			b.Logf("app output:\n%s", logs.String())
+		}
 	}()
 	var id string
-	poll(b, "window", &logs, func() bool {
+	testkit.WaitFor(b, time.Minute, "window", func() bool {
 		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Vroom$").Output()
 		id = strings.TrimSpace(strings.Split(string(out), "\n")[0])
 		return id != ""
 	})
 	window = time.Since(start)
-	poll(b, "painted UI", &logs, func() bool {
+	testkit.WaitFor(b, time.Minute, "painted UI", func() bool {
 		out, err := exec.Command("import", "-window", id, "png:-").Output()
 		if err != nil {
 			return false
@@ -81,49 +83,6 @@ func desktopStartOnce(b *testing.B, bin string) (window, ui, browser time.Durati
 		return err == nil && distinctColours(img) > 20
 	})
 	ui = time.Since(start)
-	poll(b, "browser ready", &logs, func() bool { return strings.Contains(logs.String(), "browser ready") })
+	testkit.WaitFor(b, time.Minute, "browser ready", func() bool { return strings.Contains(logs.String(), "browser ready") })
 	return window, ui, time.Since(start)
-}
-
-// poll checks cond every 20 ms for up to a minute: another process's
-// window can only be watched so.
-func poll(b *testing.B, what string, logs *lockedBuffer, cond func() bool) {
-	b.Helper()
-	deadline := time.Now().Add(time.Minute)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			b.Fatalf("%s: not within a minute; app output:\n%s", what, logs.String())
-		}
-		<-tick.C
-	}
-}
-
-// lockedBuffer is the app's output, written by exec's copier and read by
-// the benchmark.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func medianOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

@@ -44,6 +44,7 @@ func uiTypes() ([]byte, error) {
 		{Kind: string(agents.EventConfirm), Data: reflect.TypeFor[agents.Confirmation]()},
 		{Kind: string(agents.EventAsk), Data: reflect.TypeFor[agents.Question]()},
 		{Kind: string(agents.EventRun), Data: reflect.TypeFor[agents.RunInfo]()},
+		{Kind: string(agents.EventModelWait), Data: reflect.TypeFor[agents.ModelWait]()},
 	})
 	g.Name("RunSummary", reflect.TypeFor[runlog.Summary]())
 	g.Types(

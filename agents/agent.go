@@ -83,6 +83,11 @@ type agent struct {
 	// beforeTurn, when set, runs before each model call (an executor
 	// waits there while the person has its tab).
 	beforeTurn func(ctx context.Context) error
+	// askedSummary records that a done without a summary was refused.
+	askedSummary bool
+	// whatItHas, when set, tells what the agent has to show when it ends
+	// without a summary (the planner: its executors' reports).
+	whatItHas func() string
 }
 
 func (a *agent) add(m openai.ChatCompletionMessage, kind msgKind, short string) {
@@ -135,7 +140,8 @@ func (a *agent) call(ctx context.Context) (modelReply, error) {
 			}()
 		}
 		began := time.Now()
-		reply, err := a.r.cfg.Model.complete(cctx, modelCall{Role: role, Messages: msgs, Tools: a.tools})
+		reply, err := a.r.cfg.Model.complete(cctx, modelCall{Role: role, Messages: msgs, Tools: a.tools,
+			Agent: a.name, Progress: a.modelWait})
 		a.modelTime += time.Since(began)
 		cancel()
 		if err != nil && ctx.Err() == nil && corrected.Load() {
@@ -170,6 +176,13 @@ func (a *agent) call(ctx context.Context) (modelReply, error) {
 		}
 		return reply, nil
 	}
+}
+
+// modelWait tells the room, and the log, that this agent's model call is
+// taking long: a slow server, or a retry waiting.
+func (a *agent) modelWait(w ModelWait) {
+	a.r.log.Write(LogRecord{Event: LogModelWait, Agent: a.name, PID: a.pid, Text: w.String()})
+	a.r.room.publish(Event{Kind: EventModelWait, Agent: a.name, Data: w, key: "model-wait:" + a.name})
 }
 
 const nudge = "You replied with text, but only tool calls do anything: nobody reads text outside them. " +
@@ -405,10 +418,27 @@ func (a *agent) askUser(ctx context.Context, tc toolCall, waiting func(bool)) to
 	return toolOut{text: "the user answered: " + ans}
 }
 
+// done is the done tool. A done without a summary is refused once with
+// what to send, since the summary is the run's only deliverable; a second
+// one ends the agent with what it has rather than with nothing.
 func (a *agent) done(tc toolCall) toolOut {
 	var x doneArgs
-	if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
+	err := decodeArgs(tc.Name, tc.Args, &x)
+	var miss *MissingArgError
+	if err != nil && !(errors.As(err, &miss) && miss.Arg == "summary") {
 		return toolOut{malformed: true, text: "error: " + err.Error()}
 	}
-	return toolOut{text: "done", fin: &final{summary: x.Summary, success: x.Success}}
+	if strings.TrimSpace(x.Summary) != "" {
+		return toolOut{text: "done", fin: &final{summary: x.Summary, success: x.Success}}
+	}
+	if !a.askedSummary {
+		a.askedSummary = true
+		return toolOut{malformed: true, text: "error: done needs a summary: the complete result, the deliverable itself (what was found, done or why it failed). Call done again with it."}
+	}
+	sum := "(finished without a summary)"
+	if a.whatItHas != nil {
+		sum += " " + a.whatItHas()
+	}
+	a.r.log.Write(LogRecord{Event: LogError, Agent: a.name, PID: a.pid, Error: "done without a summary, twice"})
+	return toolOut{text: "done", fin: &final{summary: sum, success: x.Success}}
 }

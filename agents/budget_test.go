@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"vroom/internal/modeltest"
+	"vroom/internal/testkit"
 )
 
 func TestStepBudget(t *testing.T) {
@@ -107,14 +108,14 @@ func TestCostBudgetKillsRun(t *testing.T) {
 // agent. A kill after the run's end does nothing.
 func TestKillAfterParentEnded(t *testing.T) {
 	t.Parallel()
-	buf := &syncBuffer{}
+	buf := &testkit.LockedBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := NewRun(ctx, Config{Tabs: newFakeTabs(), Log: NewRunLog(buf, nil)})
 	cancel()
 	r.Kill("Vroom is closing")
 	r.Kill("twice")
 	var kills []string
-	for _, rec := range buf.records(t) {
+	for _, rec := range records(t, buf) {
 		if rec.Event == LogKilled {
 			kills = append(kills, rec.Text)
 		}

@@ -61,7 +61,8 @@
 // when neither the browser nor the diff saw a change; loop detection counts
 // only those (a warning at three repeats, a stop at five). Page chrome over
 // part of the viewport (a sticky header, a chat bubble) is scrolled clear of
-// by the action itself (walker.js `prepare`: centre, end, start); an action
+// by the action itself (the walker's `prepare`, browser/js/prepare.js:
+// centre, end, start); an action
 // refused because a layer still covers its target (a popup, a dialog) returns
 // that layer's controls (`CoveredError`), so the model can close it without
 // another look.
@@ -164,9 +165,14 @@
 //     `Clock`.
 //   - `fault.go`: `ModelFault`, `Fail`, `LoseTabs`, the fault-watching tab
 //     wrapper.
-//   - `safety.go`: `Classify`, `Policy`, the gate. `hosts.go`: host patterns
-//     and sites. `exfil.go`: the exfiltration guard, `GuardedTab`, `Secret`,
-//     `Request`. The browser answers an action that made the page ask for a
+//   - `policy.go`: `Policy`, `Classify`, `Confirmation` and the person's
+//     `Decision`. `gate.go`: the gate that applies a policy (lists, the run's
+//     sites, confirmations, the request guard). `hosts.go`: host patterns, the
+//     one matcher of sites and lists. `exfil.go`: the exfiltration detection
+//     (the person's data, found in a request). `watchedtab.go`: the tab
+//     decorator the guard watches through; `GuardedTab`, `Secret`, `Request`
+//     are in `tab.go`, the executor's `guard` in `executor.go`. The browser
+//     answers an action that made the page ask for a
 //     navigation with what became of it (committed, or ended by the guard's
 //     204), so the guard's check has run by the time the action returns and a
 //     refusal is the action's own result, for agents and MCP tabs alike. A

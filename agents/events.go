@@ -21,6 +21,7 @@ const (
 	EventConfirm    EventKind = "confirm"    // Data: Confirmation
 	EventAsk        EventKind = "ask"        // Data: Question
 	EventRun        EventKind = "run"        // Data: RunInfo
+	EventModelWait  EventKind = "model_wait" // Data: ModelWait
 )
 
 // Event is one thing that happened in a room, for the UI.

@@ -3,7 +3,6 @@ package agents
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -50,12 +49,14 @@ type executor struct {
 	tab      Tab
 	task     string
 	noEffect map[string]int
-	takes    int // take-overs seen when this turn began (see hold.enter)
+	takes    int       // take-overs seen when this turn began (see hold.enter)
+	defs     []ToolDef // the tools it has, by which its calls are decoded
 }
 
 func newExecutor(r *Run, p *proc, tab Tab) *executor {
-	e := &executor{proc: p, tab: tab, task: p.info.Task, noEffect: map[string]int{}}
-	e.agent = agent{r: r, name: p.info.Agent, pid: p.info.PID, role: RoleExecutor, tools: ExecutorTools()}
+	defs := executorDefs()
+	e := &executor{proc: p, tab: tab, task: p.info.Task, noEffect: map[string]int{}, defs: defs}
+	e.agent = agent{r: r, name: p.info.Agent, pid: p.info.PID, role: RoleExecutor, tools: openAITools(defs)}
 	e.exec = e.execTool
 	e.beforeTurn = e.heldTurn
 	e.onUsage = func() { r.procs.account(p, e.steps+1, e.usage) }
@@ -63,7 +64,7 @@ func newExecutor(r *Run, p *proc, tab Tab) *executor {
 }
 
 func (e *executor) run(ctx context.Context) (final, error) {
-	defer e.guard(ctx)() // exfil.go: the tab's requests checked while the agent holds it
+	defer e.guard(ctx)() // the tab's requests checked while the agent holds it
 	obs, err := e.tab.Observe(ctx)
 	if err != nil {
 		return final{summary: "could not observe the tab: " + err.Error()}, fmt.Errorf("%s: observe: %w", e.name, err)
@@ -94,64 +95,17 @@ func (e *executor) waiting(on bool) {
 
 func (e *executor) execTool(ctx context.Context, tc toolCall) toolOut {
 	bad := func(err error) toolOut { return toolOut{malformed: true, text: "error: " + err.Error()} }
-	var a Action
+	def, ok := lookup(e.defs, tc.Name)
+	if !ok {
+		return bad(fmt.Errorf("there is no tool %q; use one of %s", tc.Name, strings.Join(names(e.defs), ", ")))
+	}
+	if a, acts, err := def.Action(tc.Args); acts {
+		if err != nil {
+			return bad(err)
+		}
+		return e.act(ctx, a, tc)
+	}
 	switch tc.Name {
-	case "click":
-		var x refArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActClick, Ref: x.Ref}
-	case "type":
-		var x typeArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActType, Ref: x.Ref, Text: x.Text, Submit: x.Submit}
-	case "select":
-		var x selectArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActSelect, Ref: x.Ref, Option: x.Option}
-	case "press":
-		var x pressArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActPress, Key: x.Key}
-	case "scroll":
-		var x scrollArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		if x.Ref == "" && x.Direction == "" {
-			return bad(errors.New("scroll needs a ref or a direction"))
-		}
-		a = Action{Kind: ActScroll, Ref: x.Ref, Direction: x.Direction, Amount: x.Amount}
-	case "navigate":
-		var x navigateArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActNavigate, URL: x.URL}
-	case "back":
-		if err := decodeArgs(tc.Name, tc.Args, &noArgs{}); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActBack}
-	case "click_at":
-		var x pointArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActClickAt, X: x.X, Y: x.Y}
-	case "type_focused":
-		var x textArgs
-		if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
-			return bad(err)
-		}
-		a = Action{Kind: ActTypeFocused, Text: x.Text}
 	case "screenshot":
 		return e.screenshot(ctx)
 	case "read_page":
@@ -166,10 +120,8 @@ func (e *executor) execTool(ctx context.Context, tc toolCall) toolOut {
 		return e.askUser(ctx, tc, e.waiting)
 	case "done":
 		return e.done(tc)
-	default:
-		return bad(fmt.Errorf("there is no tool %q; use one of click, type, select, press, scroll, navigate, back, screenshot, click_at, type_focused, read_page, observe, wait, speak, ask_user, done", tc.Name))
 	}
-	return e.act(ctx, a, tc)
+	return bad(fmt.Errorf("the tool %s has no handler", tc.Name))
 }
 
 func (e *executor) logStep(tc toolCall, args string, out string, effect bool, u string, n int) {
@@ -209,7 +161,7 @@ func (e *executor) act(ctx context.Context, a Action, tc toolCall) toolOut {
 	// A click can land anywhere a link points: the lists hold after the
 	// fact too, and the tab goes back.
 	if o.Navigated {
-		if err := e.checkLanded(ctx, o.URL); err != nil {
+		if err := e.checkLanded(o.URL); err != nil {
 			e.tab.Act(ctx, Action{Kind: ActBack})
 			return e.refuse(tc, Action{Kind: ActNavigate, URL: o.URL}, err)
 		}
@@ -325,19 +277,14 @@ func (e *executor) changes(ctx context.Context, o Outcome) (body string, kind ms
 }
 
 // checkLanded applies the allow- and block-lists to where an action led.
-func (e *executor) checkLanded(ctx context.Context, raw string) error {
+// Only the lists: asking about the origin after the fact would be asking
+// permission for what already happened.
+func (e *executor) checkLanded(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil
 	}
-	p := e.r.gate.policy
-	if len(p.Allow) == 0 && len(p.Block) == 0 {
-		return nil
-	}
-	// Only the lists: asking about the origin after the fact would be
-	// asking permission for what already happened.
-	g := &gate{policy: Policy{Allow: p.Allow, Block: p.Block}}
-	return g.navigation(ctx, e.name, raw)
+	return e.r.gate.lists(raw, u)
 }
 
 func (e *executor) screenshot(ctx context.Context) toolOut {
@@ -387,4 +334,44 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// guard watches an executor's tab for the exfiltration guard: it wraps
+// e.tab so what pages show and what the agent types is collected, and
+// holds the tab's document requests for the gate while the agent has the
+// tab (not while the person drives it). The returned func removes it.
+func (e *executor) guard(ctx context.Context) func() {
+	w := &watchedTab{Tab: e.tab, seen: e.r.gate.seen, sites: e.r.gate.siteList}
+	e.tab = w
+	gt, ok := guardedOf(w.Tab)
+	if !ok {
+		return func() {}
+	}
+	w.guarded = gt
+	stop, err := gt.Guard(ctx, func(ctx context.Context, r Request) error {
+		if e.r.info(e.proc).State == ProcTakenOver {
+			return nil // the person's own navigation
+		}
+		w.begin()
+		defer w.end()
+		err := e.r.gate.request(ctx, e.name, w.secrets(), r)
+		if err != nil {
+			e.refusedRequest(r, err)
+			w.refused(err, r.Script)
+		}
+		return err
+	})
+	if err != nil {
+		e.r.room.Notice("%s's requests cannot be checked: %s", e.name, err)
+		return func() {}
+	}
+	return stop
+}
+
+// refusedRequest logs a request the guard stopped, as refused actions are.
+func (e *executor) refusedRequest(r Request, err error) {
+	args, _ := json.Marshal(map[string]string{"method": r.Method, "url": r.URL})
+	e.r.log.Write(LogRecord{Event: LogPolicyDenied, Agent: e.name, PID: e.pid, Step: e.steps, Tool: "request",
+		Args: args, URL: r.URL, Error: err.Error()})
+	e.r.room.Notice("%s was refused: %s", e.name, err)
 }

@@ -76,7 +76,7 @@ func findOptions(x observeArgs) (FindOptions, error) {
 		return FindOptions{}, errors.New("observe's limit must be positive")
 	}
 	o := FindOptions{Query: strings.TrimSpace(x.Query), Within: strings.TrimSpace(x.Within), Limit: x.Limit}
-	for _, r := range strings.Split(x.Roles, ",") {
+	for _, r := range x.Roles {
 		if r = strings.TrimSpace(r); r != "" {
 			o.Roles = append(o.Roles, r)
 		}
@@ -156,8 +156,14 @@ func waitFor(x pageWaitArgs) (WaitFor, time.Duration, error) {
 }
 
 // notMet says honestly what did not happen in time.
-func notMet(w WaitFor, pending int) string {
+func notMet(w WaitFor, c RoomCond, pending int) string {
 	parts := w.clauses(`text %q did not appear`, `text %q is still there`, `the URL does not contain %q`, `no control matches %q`)
+	if c.Heard != "" {
+		parts = append(parts, fmt.Sprintf("nobody said %q", c.Heard))
+	}
+	if c.FloorFree {
+		parts = append(parts, "the floor stayed taken")
+	}
 	if len(parts) == 0 {
 		parts = append(parts, "the page did not become idle")
 	}
@@ -186,6 +192,7 @@ func (e *executor) waitPage(ctx context.Context, tc toolCall) toolOut {
 	if err != nil {
 		return toolOut{malformed: true, text: "error: " + err.Error()}
 	}
+	room := RoomCond{Heard: strings.TrimSpace(x.Heard), FloorFree: x.FloorFree}
 	skip, release, err := e.useTab(ctx, "wait")
 	if err != nil {
 		return toolOut{text: "error: " + err.Error()}
@@ -206,7 +213,7 @@ func (e *executor) waitPage(ctx context.Context, tc toolCall) toolOut {
 		}
 	}()
 	began := time.Now()
-	res, err := e.tab.Wait(wctx, w, timeout)
+	res, heard, err := e.awaitEither(wctx, w, room, timeout)
 	cancel()
 	var line string
 	switch {
@@ -214,6 +221,8 @@ func (e *executor) waitPage(ctx context.Context, tc toolCall) toolOut {
 		return toolOut{text: "error: wait: " + context.Cause(ctx).Error()}
 	case corrected.Load():
 		line = fmt.Sprintf("wait cut short after %s: the user said something; read their correction below", seconds(time.Since(began)))
+	case heard != "":
+		line = fmt.Sprintf("waited %s until %s", seconds(time.Since(began)), heard)
 	case err != nil:
 		return toolOut{text: "error: wait: " + err.Error()}
 	case res.Met:
@@ -222,9 +231,43 @@ func (e *executor) waitPage(ctx context.Context, tc toolCall) toolOut {
 			line += " (" + res.Condition + ")"
 		}
 	default:
-		line = fmt.Sprintf("timed out after %s: %s", seconds(timeout), notMet(w, res.Pending))
+		line = fmt.Sprintf("timed out after %s: %s", seconds(timeout), notMet(w, room, res.Pending))
 	}
 	return e.waited(ctx, tc, line)
+}
+
+// awaitEither waits for the page's condition w and the room's condition
+// c, whichever holds first, within timeout: heard says what held in the
+// room. With only a room condition the page is not waited on (an empty w
+// would wait for the page to be idle).
+func (e *executor) awaitEither(ctx context.Context, w WaitFor, c RoomCond, timeout time.Duration) (res WaitOutcome, heard string, err error) {
+	if !c.Set() {
+		res, err = e.tab.Wait(ctx, w, timeout)
+		return res, "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	inRoom := make(chan string, 1)
+	go func() {
+		if met, err := e.r.room.await(ctx, e.name, c); err == nil {
+			inRoom <- met
+			cancel()
+		}
+	}()
+	if w == (WaitFor{}) {
+		<-ctx.Done()
+	} else {
+		res, err = e.tab.Wait(ctx, w, timeout)
+	}
+	select {
+	case met := <-inRoom:
+		return WaitOutcome{}, met, nil
+	default:
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			err = nil // the bound ran out, reported as not met
+		}
+		return res, "", err
+	}
 }
 
 // waited finishes a wait's result with what changed since the agent's

@@ -40,10 +40,13 @@ const garbageLimit = 3
 // server unreachable. errors.Is matches its Kind (ErrKeyRefused or
 // ErrModelUnreachable) and ErrModel; errors.As finds the cause.
 type ModelFault struct {
-	Kind     error  // ErrKeyRefused or ErrModelUnreachable
+	Kind     error  // ErrKeyRefused, ErrModelUnreachable, ErrModelStalled or ErrModelBusy
 	URL      string // the server's base URL
 	Status   int    // the HTTP status, when one came back
 	Attempts int
+	// RetryAfter is how long the server asked to be left alone, and
+	// MaxWait the longest Vroom waits (ErrModelBusy).
+	RetryAfter, MaxWait time.Duration
 	// Hint says where the person fixes it (the key's setting), if known.
 	Hint string
 	Err  error
@@ -55,6 +58,11 @@ func (e *ModelFault) Error() string {
 	switch {
 	case errors.Is(e.Kind, ErrKeyRefused):
 		s = fmt.Sprintf("%v by %s (HTTP %d %s)", e.Kind, e.URL, e.Status, http.StatusText(e.Status))
+	case errors.Is(e.Kind, ErrModelBusy):
+		s = fmt.Sprintf("%v: %s asks to be retried in %s, longer than the %s Vroom waits (HTTP %d); try again later",
+			e.Kind, e.URL, e.RetryAfter.Round(time.Second), e.MaxWait.Round(time.Second), e.Status)
+	case errors.Is(e.Kind, ErrModelStalled):
+		s = fmt.Sprintf("%s stopped answering (%d attempts; %v)", e.URL, e.Attempts, e.Err)
 	default:
 		s = fmt.Sprintf("%v: %s did not answer after %d attempts: %v", e.Kind, e.URL, e.Attempts, e.Err)
 	}
@@ -69,7 +77,8 @@ func (e *ModelFault) Unwrap() []error { return []error{e.Kind, ErrModel, e.Err} 
 
 // runFault reports whether err ends the whole run, not just its agent.
 func runFault(err error) bool {
-	return errors.Is(err, ErrKeyRefused) || errors.Is(err, ErrModelUnreachable)
+	return errors.Is(err, ErrKeyRefused) || errors.Is(err, ErrModelUnreachable) ||
+		errors.Is(err, ErrModelStalled) || errors.Is(err, ErrModelBusy)
 }
 
 // Fail ends the run at once with err as its cause: every agent stops, no
@@ -220,3 +229,6 @@ func (t *faultTab) ReadPage(ctx context.Context) (string, error) {
 	t.check(err)
 	return s, err
 }
+
+// Unwrap returns the provider's tab the fault watcher decorates.
+func (t *faultTab) Unwrap() Tab { return t.Tab }

@@ -349,7 +349,7 @@ func TestFaultGarbageInARow(t *testing.T) {
 	if p := res.Procs[0]; p.State != ProcFailed {
 		t.Fatalf("process %+v", p)
 	}
-	recs := tr.log.records(t)
+	recs := records(t, tr.log)
 	found := false
 	for _, r := range recs {
 		found = found || r.Event == LogError && strings.Contains(r.Error, ErrModelGarbage.Error())

@@ -14,17 +14,22 @@ import (
 // face can tell a person's typo from an I/O failure with errors.Is.
 var ErrBadHost = errors.New("bad host pattern")
 
-// hostPattern is one of the run's sites or a list entry: a host (its
-// subdomains included) and, when given, a port. Two origins on one host
-// but different ports are different sites: 127.0.0.1:8080 is not
-// 127.0.0.1:9090, and neither is localhost:8080.
+// hostPattern is a parsed host pattern: one of the run's sites, or an
+// entry of the allow or block list. It is the one matcher all three use.
+// A host name matches itself and its subdomains; an IP address only
+// itself. A port, when given, must be the URL's (its scheme's default when
+// the URL names none): two origins on one host but different ports are
+// different sites, so 127.0.0.1:8080 is not 127.0.0.1:9090, and neither is
+// localhost:8080. Without a port, every port matches.
 type hostPattern struct {
-	host   string // lower case, no "*." prefix
+	host   string // lower case, no "*." prefix; an IP address in its canonical form
+	ip     bool   // host is an IP address: no subdomains
 	port   string // "" matches any port
 	origin string // how people read it: the origin when it came from a page
 }
 
-// String renders the pattern as a person wrote it (or the page's origin).
+// String renders the pattern as a person wrote it (or the page's origin),
+// in a form parseHost reads back.
 func (h hostPattern) String() string {
 	if h.origin != "" {
 		return h.origin
@@ -32,16 +37,43 @@ func (h hostPattern) String() string {
 	if h.port != "" {
 		return net.JoinHostPort(h.host, h.port)
 	}
+	if strings.Contains(h.host, ":") {
+		return "[" + h.host + "]" // an IPv6 address
+	}
 	return h.host
 }
 
-// matches reports whether u's host is h's host or a subdomain of it, on
-// h's port when h has one.
+// matches reports whether u is on h: u's host is h's host or, for a host
+// name, a subdomain of it, on h's port when h has one.
 func (h hostPattern) matches(u *url.URL) bool {
-	if !hostMatches(u.Hostname(), h.host) {
+	host := urlHost(u)
+	switch {
+	case host == h.host:
+	case h.ip || !strings.HasSuffix(host, "."+h.host):
 		return false
 	}
 	return h.port == "" || h.port == effectivePort(u)
+}
+
+// matchesAny reports whether u is on any of ps.
+func matchesAny(ps []hostPattern, u *url.URL) bool {
+	for _, p := range ps {
+		if p.matches(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// urlHost is u's host as patterns hold theirs: lower case, without the
+// trailing dot of a fully qualified name (example.com. is example.com),
+// an IP address in its canonical form.
+func urlHost(u *url.URL) string {
+	h := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if ip := net.ParseIP(h); ip != nil {
+		return ip.String()
+	}
+	return h
 }
 
 // effectivePort is u's port, or its scheme's default.
@@ -57,14 +89,29 @@ func effectivePort(u *url.URL) string {
 
 // originSite is the site of a page: its host on its port.
 func originSite(u *url.URL) hostPattern {
-	return hostPattern{host: strings.ToLower(u.Hostname()), port: effectivePort(u), origin: u.Scheme + "://" + u.Host}
+	host := urlHost(u)
+	return hostPattern{host: host, ip: net.ParseIP(host) != nil, port: effectivePort(u), origin: u.Scheme + "://" + u.Host}
+}
+
+// parseHosts parses patterns, leaving out those that do not parse: the
+// faces validate patterns before a run starts (ValidateHost), so one that
+// slipped through matches nothing rather than everything.
+func parseHosts(patterns []string) []hostPattern {
+	var out []hostPattern
+	for _, s := range patterns {
+		if hp, err := parseHost(s); err == nil {
+			out = append(out, hp)
+		}
+	}
+	return out
 }
 
 var labelRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
 
 // ValidateHost checks a host pattern as Settings and vroom run take it:
-// a host name or IP address, optionally "*." before it (subdomains match
-// anyway) and ":port" after it. The error says what is wrong and wraps
+// a host name or IP address, optionally "*." before it (a name's
+// subdomains match anyway) and ":port" after it (an IPv6 address then in
+// brackets: [::1]:8080). The error says what is wrong and wraps
 // ErrBadHost.
 func ValidateHost(pattern string) error {
 	_, err := parseHost(pattern)
@@ -100,7 +147,7 @@ func parseHost(pattern string) (hostPattern, error) {
 		return bad("has an empty or malformed port")
 	}
 	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil {
-		return hostPattern{host: ip.String(), port: port}, nil
+		return hostPattern{host: ip.String(), ip: true, port: port}, nil
 	}
 	if len(host) > 253 {
 		return bad("is longer than a host name may be")
@@ -113,20 +160,33 @@ func parseHost(pattern string) (hostPattern, error) {
 	return hostPattern{host: host, port: port}, nil
 }
 
-// namedHostRE finds hosts a task names: URLs, and bare names with a
-// top-level domain of letters (example.com, docs.python.org).
-var namedHostRE = regexp.MustCompile(`(?i)\bhttps?://[^\s/?#"'<>]+|\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,24}\b(?::\d{1,5})?`)
+// Hosts a task names: URLs (the host is what follows the scheme, and any
+// user before an @), and bare names, with a top-level domain of letters
+// (example.com, docs.python.org) or localhost, with an optional port.
+var (
+	namedURLRE  = regexp.MustCompile(`(?i)\bhttps?://[^\s/?#"'<>]+`)
+	namedHostRE = regexp.MustCompile(`(?i)\b(?:(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,24}|localhost)\b(?::\d{1,5})?`)
+)
 
 // HostsNamed lists the hosts a task's text names, as host patterns: they
-// are among the run's sites, since the person asked for them.
+// are among the run's sites, since the person asked for them. An email
+// address names a person, not a site: neither its domain nor the part
+// before the @ ("jordan.lee") is a host the task asked for, and the
+// agents may not send the person's data there on that account. A file
+// name (report.pdf) is not a host either.
 func HostsNamed(text string) []string {
+	var found []string
+	for _, m := range namedURLRE.FindAllString(text, -1) {
+		if u, err := url.Parse(m); err == nil && u.Host != "" {
+			found = append(found, u.Host)
+		}
+	}
+	text = namedURLRE.ReplaceAllString(text, " ")
+	text = emailRE.ReplaceAllString(text, " ")
+	found = append(found, namedHostRE.FindAllString(text, -1)...)
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range namedHostRE.FindAllString(text, -1) {
-		h := m
-		if u, err := url.Parse(m); err == nil && u.Host != "" {
-			h = u.Host
-		}
+	for _, h := range found {
 		h = strings.ToLower(strings.TrimSuffix(h, "."))
 		if _, err := parseHost(h); err != nil || seen[h] || looksLikeFile(h) {
 			continue

@@ -51,6 +51,9 @@ const (
 	// LogCallReissued is a model call cancelled by a correction and sent
 	// again.
 	LogCallReissued LogEvent = "call_reissued"
+	// LogModelWait: a model call is taking long (a slow server, a retry
+	// waiting); Text says how, as the person was told.
+	LogModelWait LogEvent = "model_wait"
 	// LogError is a model call that failed for good.
 	LogError LogEvent = "error"
 	// LogNudge is a reply in prose, answered with a nudge to call a tool.

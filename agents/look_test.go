@@ -11,9 +11,9 @@ import (
 	"vroom/internal/modeltest"
 )
 
-// The executor's observe and wait tools, honest verdicts and the "page
-// now" section (issue 9), over the in-memory tab. The real tab is proved
-// end to end in app (flows_test.go).
+// The executor's observe and wait tools, honest verdicts and the "page now"
+// section, over the in-memory tab. The real tab is proved end to end in app
+// (flows_test.go).
 
 // observe with a query and roles reaches the tab as FindOptions, and its
 // result is the narrowed list, fenced.

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,6 +56,16 @@ type ModelConfig struct {
 	Prices map[string]Price
 	// CallTimeout bounds one attempt of one call (default 2 minutes).
 	CallTimeout time.Duration
+	// FirstByteTimeout bounds the wait for a reply to begin, and
+	// IdleTimeout the silence inside a streamed reply (default 30 s
+	// each): a server quiet for longer has stalled (ErrModelStalled).
+	FirstByteTimeout, IdleTimeout time.Duration
+	// MaxRetryAfter is the longest Retry-After obeyed (default 60 s); a
+	// server asking for longer has refused the call (ErrModelBusy).
+	MaxRetryAfter time.Duration
+	// SlowNotice is how long a call or a retry's wait goes before the
+	// person is told of it (default 5 s).
+	SlowNotice time.Duration
 	// MaxRetries is how many times a call is retried after a 429, a 5xx,
 	// a timeout or a network error (0: 3; negative: never).
 	MaxRetries int
@@ -92,6 +103,10 @@ type modelCall struct {
 	Role     Role
 	Messages []openai.ChatCompletionMessage
 	Tools    []openai.Tool
+	// Agent names the caller in what the person is told of long waits.
+	Agent string
+	// Progress, when set, is told of waits longer than a few seconds.
+	Progress func(ModelWait)
 }
 
 // toolCall is one assembled function call from a reply.
@@ -162,6 +177,10 @@ func NewModel(cfg ModelConfig) *Model {
 	if cfg.Backoff <= 0 {
 		cfg.Backoff = time.Second
 	}
+	cfg.FirstByteTimeout = cmp.Or(cfg.FirstByteTimeout, defaultFirstByte)
+	cfg.IdleTimeout = cmp.Or(cfg.IdleTimeout, defaultIdle)
+	cfg.MaxRetryAfter = cmp.Or(cfg.MaxRetryAfter, defaultMaxRetryAfter)
+	cfg.SlowNotice = cmp.Or(cfg.SlowNotice, defaultSlowNotice)
 	if cfg.Clock == nil {
 		cfg.Clock = wallClock()
 	}
@@ -233,23 +252,28 @@ func (m *Model) complete(ctx context.Context, c modelCall) (modelReply, error) {
 	}
 	send := m.sender(c, model)
 	backoff := m.cfg.Backoff
-	var lastErr error
+	n := m.notifier(c)
+	defer n.done()
 	for attempt := 1; ; attempt++ {
+		stop := n.attempt(attempt)
 		r, retryAfter, err := send(ctx)
+		stop()
 		if err == nil {
 			r.Attempts = attempt
 			r.Usage.Cost = m.cost(model, r.Usage)
 			return r, nil
 		}
-		lastErr = err
 		if ctx.Err() != nil {
 			return modelReply{}, fmt.Errorf("complete %s: %w", c.Role, ctx.Err())
 		}
-		if !retryable(err) || attempt > m.cfg.MaxRetries {
+		if retryAfter > m.cfg.MaxRetryAfter {
+			return modelReply{}, fmt.Errorf("complete %s: %w", c.Role, m.busy(err, attempt, retryAfter))
+		}
+		if !retryable(err) || attempt > m.cfg.MaxRetries || (errors.Is(err, ErrModelStalled) && attempt > stallRetries) {
 			if f := m.fault(err, attempt); f != nil {
 				return modelReply{}, fmt.Errorf("complete %s: %w", c.Role, f)
 			}
-			return modelReply{}, fmt.Errorf("complete %s after %d attempts: %w: %w", c.Role, attempt, ErrModel, lastErr)
+			return modelReply{}, fmt.Errorf("complete %s after %d attempts: %w: %w", c.Role, attempt, ErrModel, err)
 		}
 		wait := retryAfter
 		if wait <= 0 {
@@ -257,10 +281,18 @@ func (m *Model) complete(ctx context.Context, c modelCall) (modelReply, error) {
 			wait = backoff + time.Duration(rand.Int64N(int64(backoff)/4+1))
 			backoff *= 2
 		}
+		n.retrying(wait, attempt+1, err)
 		if err := sleep(ctx, m.cfg.Clock, wait); err != nil {
 			return modelReply{}, fmt.Errorf("complete %s: %w", c.Role, err)
 		}
 	}
+}
+
+// busy is the fault of a server that asked to be retried after longer
+// than Vroom waits.
+func (m *Model) busy(err error, attempts int, retryAfter time.Duration) *ModelFault {
+	return &ModelFault{Kind: ErrModelBusy, URL: NormalizeBaseURL(m.cfg.BaseURL), Status: httpStatus(err),
+		Attempts: attempts, RetryAfter: retryAfter, MaxWait: m.cfg.MaxRetryAfter, Err: err}
 }
 
 // sender returns one attempt at c through the API its model is spoken to
@@ -305,15 +337,18 @@ func reasoningModel(model string) bool {
 func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (modelReply, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.CallTimeout)
 	defer cancel()
+	ctx, wd, release := newWatchdog(ctx)
+	defer release()
 	hold := &retryAfterHolder{}
 	ctx = context.WithValue(ctx, retryAfterKey{}, hold)
 
+	wd.arm(m.cfg.FirstByteTimeout, phaseFirst)
 	stream, err := m.client.CreateChatCompletionStream(ctx, req)
 	if errors.Is(err, openai.ErrReasoningToolsRequireResponses) {
 		return modelReply{}, 0, fmt.Errorf("%w (set the model API to auto or responses for %s)", err, req.Model)
 	}
 	if err != nil {
-		return modelReply{}, hold.get(), err
+		return modelReply{}, hold.get(), stalled(ctx, err)
 	}
 	defer stream.Close()
 
@@ -326,12 +361,13 @@ func (m *Model) once(ctx context.Context, req openai.ChatCompletionRequest) (mod
 		gotUsage bool
 	)
 	for {
+		wd.arm(m.cfg.IdleTimeout, phaseNext)
 		resp, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return modelReply{}, hold.get(), err
+			return modelReply{}, hold.get(), stalled(ctx, err)
 		}
 		if resp.Usage != nil {
 			usage = Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
@@ -412,6 +448,10 @@ func (m *Model) fault(err error, attempts int) *ModelFault {
 	case st != 0:
 		return nil
 	}
+	if errors.Is(err, ErrModelStalled) {
+		f.Kind = ErrModelStalled
+		return f
+	}
 	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) {
 		f.Kind = ErrModelUnreachable
@@ -447,6 +487,9 @@ func retryable(err error) bool {
 	var sf *streamFailure
 	if errors.As(err, &sf) {
 		return sf.temporary()
+	}
+	if errors.Is(err, ErrModelStalled) {
+		return true // complete retries a stall only stallRetries times
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return true

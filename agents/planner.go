@@ -34,7 +34,23 @@ func newPlanner(r *Run, task string, tabs []string) *planner {
 	p := &planner{task: task, tabs: tabs}
 	p.agent = agent{r: r, name: PlannerName, role: RolePlanner, tools: PlannerTools()}
 	p.exec = p.execTool
+	p.whatItHas = p.reports
 	return p
+}
+
+// reports is what the executors reported, for a planner that ends without
+// a summary of its own: the person still gets the work that was done.
+func (p *planner) reports() string {
+	var b strings.Builder
+	for _, i := range p.r.procs.list() {
+		if i.Summary != "" {
+			fmt.Fprintf(&b, "\n%s (%s): %s", i.Agent, i.State, i.Summary)
+		}
+	}
+	if b.Len() == 0 {
+		return "No agent reported anything."
+	}
+	return "What the agents reported:" + b.String()
 }
 
 func (p *planner) run(ctx context.Context) (final, error) {

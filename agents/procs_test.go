@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"vroom/internal/modeltest"
+	"vroom/internal/testkit"
 )
 
 func TestWaitAnyAllTimeout(t *testing.T) {
@@ -96,7 +97,7 @@ func TestParallelExecutors(t *testing.T) {
 	all := make(chan struct{})
 	go func() { arrived.Wait(); close(all) }()
 	tr := newTestRun(t, nil)
-	tr.srv.Script("planner", plannerScript(tasks...))
+	tr.srv.Script("planner", modeltest.PlannerTasks(tasks...))
 	for _, task := range tasks {
 		tr.srv.Script("executor", modeltest.Step{Times: -1, Match: modeltest.SystemContains("Your task: " + task),
 			Func: func(r *modeltest.Request) modeltest.Reply {
@@ -125,7 +126,7 @@ func TestParallelExecutors(t *testing.T) {
 	}
 	// Interleaving: the steps in log order are not grouped by agent.
 	var order []int
-	for _, r := range tr.log.records(t) {
+	for _, r := range records(t, tr.log) {
 		if r.Event == LogTool {
 			order = append(order, r.PID)
 		}
@@ -143,7 +144,7 @@ func TestParallelExecutors(t *testing.T) {
 
 func TestRoomSpeakVoiceFailureFallsBackToText(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf testkit.LockedBuffer
 	clk := newFakeClock()
 	r := newRoom(roomConfig{Clock: clk, Voice: failingVoice{}, Log: NewRunLog(&buf, nil)})
 	e, err := r.Speak(context.Background(), "agent 1", "hello")
@@ -158,7 +159,7 @@ func TestRoomSpeakVoiceFailureFallsBackToText(t *testing.T) {
 		t.Fatal("a failed voice kept the floor past the reading time")
 	}
 	var events []string
-	for _, rec := range buf.records(t) {
+	for _, rec := range records(t, &buf) {
 		events = append(events, string(rec.Event))
 	}
 	sort.Strings(events)

@@ -190,23 +190,27 @@ func (e *streamFailure) temporary() bool {
 func (m *Model) onceResponses(ctx context.Context, req openai.CreateResponseRequest, msgs []openai.ChatCompletionMessage) (modelReply, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.CallTimeout)
 	defer cancel()
+	ctx, wd, release := newWatchdog(ctx)
+	defer release()
 	hold := &retryAfterHolder{}
 	ctx = context.WithValue(ctx, retryAfterKey{}, hold)
 
+	wd.arm(m.cfg.FirstByteTimeout, phaseFirst)
 	stream, err := m.client.CreateResponseStream(ctx, req)
 	if err != nil {
-		return modelReply{}, hold.get(), err
+		return modelReply{}, hold.get(), stalled(ctx, err)
 	}
 	defer stream.Close()
 
 	a := newResponseAssembler()
 	for !a.finished {
+		wd.arm(m.cfg.IdleTimeout, phaseNext)
 		ev, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return modelReply{}, hold.get(), err
+			return modelReply{}, hold.get(), stalled(ctx, err)
 		}
 		if err := a.add(ev); err != nil {
 			return modelReply{}, 0, err

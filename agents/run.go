@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// Budget bounds a run (seed 004: a cap on steps, time and cost, plus a
-// kill switch).
+// Budget bounds a run: a cap on steps, time and cost, plus a kill
+// switch.
 type Budget struct {
 	// Steps is each agent's limit on model turns (default 100).
 	Steps int
@@ -55,6 +55,9 @@ type Config struct {
 	// Confirm approves irreversible actions; nil denies them (headless)
 	// unless Policy.AllowIrreversible.
 	Confirm Confirmer
+	// Hints are the face's words for what would allow what a headless run
+	// denies; zero fields take neutral defaults.
+	Hints Hints
 	// Ask answers ask_user; nil tells agents nobody is there.
 	Ask    Asker
 	Budget Budget
@@ -160,6 +163,7 @@ func NewRun(ctx context.Context, cfg Config) *Run {
 		r.room.publish(Event{Kind: EventProcess, Agent: p.Agent, Data: p, key: fmt.Sprintf("proc:%d", p.PID)})
 	})
 	r.gate = newGate(cfg.Policy, cfg.Confirm)
+	r.gate.hints = cfg.Hints
 	if cfg.Budget.Wall > 0 {
 		t := cfg.Clock.AfterFunc(cfg.Budget.Wall, func() {
 			r.overBudget(&BudgetError{Budget: "time", Limit: cfg.Budget.Wall.String()})
@@ -251,6 +255,9 @@ func (r *Run) Execute(ctx context.Context, task string, tabs ...string) (Result,
 	stop := context.AfterFunc(ctx, func() { r.Kill("cancelled") })
 	defer stop()
 	r.log.Write(LogRecord{Event: LogRunStart, Text: task})
+	// The emails a task gives ("sign in as …") are the person's, guarded
+	// like those pages show.
+	r.gate.seen.saw(task)
 	r.room.publish(Event{Kind: EventRun, Data: RunInfo{State: RunStarted, Task: task}})
 
 	p := newPlanner(r, task, tabs)
@@ -323,7 +330,7 @@ func (r *Run) Reassign(ctx context.Context, pid int, tabID string) (ProcInfo, er
 
 // spawn registers an executor and returns its PID at once: opening or
 // attaching its tab is the executor's first act, in its own goroutine, so
-// the planner's spawns do not queue behind page loads (issue 12). A tab
+// the planner's spawns do not queue behind page loads. A tab
 // that cannot be had ends that executor as failed, which wait reports. A
 // replacing spawn (Reassign) opens its tab before it returns, since its
 // predecessor goes on when the successor cannot start.

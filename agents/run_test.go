@@ -11,26 +11,13 @@ import (
 	"time"
 
 	"vroom/internal/modeltest"
+	"vroom/internal/testkit"
 )
 
-// syncBuffer is a bytes.Buffer safe for the run log's concurrent writers
-// and the test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) records(t *testing.T) []LogRecord {
+// records reads the run log written to buf so far.
+func records(t *testing.T, buf *testkit.LockedBuffer) []LogRecord {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	recs, err := ReadRunLog(bytes.NewReader(s.b.Bytes()))
+	recs, err := ReadRunLog(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,14 +28,14 @@ type testRun struct {
 	*Run
 	srv  *modeltest.Server
 	tabs *fakeTabs
-	log  *syncBuffer
+	log  *testkit.LockedBuffer
 }
 
 func newTestRun(t *testing.T, edit func(*Config)) *testRun {
 	t.Helper()
 	srv := modeltest.New(t)
 	tabs := newFakeTabs()
-	buf := &syncBuffer{}
+	buf := &testkit.LockedBuffer{}
 	cfg := Config{
 		Model: NewModel(ModelConfig{BaseURL: srv.URL, APIKey: "sk-test-key",
 			Models:  map[Role]string{RolePlanner: "planner", RoleExecutor: "executor", RoleVision: "vision"},
@@ -127,12 +114,12 @@ func TestExecutorActsAndReports(t *testing.T) {
 	}
 	// The log holds every step, never the key or the password.
 	var tools []string
-	for _, r := range tr.log.records(t) {
+	for _, r := range records(t, tr.log) {
 		if r.Event == LogTool {
 			tools = append(tools, r.Tool+" "+string(r.Args))
 		}
 	}
-	logText := fmt.Sprint(tr.log.records(t))
+	logText := fmt.Sprint(records(t, tr.log))
 	if strings.Contains(logText, "hunter2-secret") || strings.Contains(logText, "sk-test-key") {
 		t.Fatal("a secret reached the run log")
 	}
@@ -266,7 +253,7 @@ func TestIrreversibleActionDenied(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	events := map[LogEvent]bool{}
-	for _, r := range tr.log.records(t) {
+	for _, r := range records(t, tr.log) {
 		events[r.Event] = true
 	}
 	for _, e := range []LogEvent{LogConfirmAsked, LogConfirmAnswered, LogPolicyDenied} {
@@ -319,7 +306,7 @@ func TestInjectionStaysFencedAndNavigationBlocked(t *testing.T) {
 		}
 	}
 	var why string
-	for _, r := range tr.log.records(t) {
+	for _, r := range records(t, tr.log) {
 		if r.Event == LogPolicyDenied {
 			why = r.Error
 		}
@@ -329,9 +316,35 @@ func TestInjectionStaysFencedAndNavigationBlocked(t *testing.T) {
 	}
 }
 
+// Where an action lands is checked against the lists too, with the lists
+// the run was given: a navigation that lands on an allowed host:port goes
+// on, one that lands elsewhere is refused and taken back.
+func TestLandedChecksTheLists(t *testing.T) {
+	t.Parallel()
+	tr := newTestRun(t, func(c *Config) { c.Policy.Allow = []string{"news.test:8080"} })
+	tr.srv.Then("planner", spawn("read", "url", "http://news.test:8080/a"), modeltest.Call("wait", map[string]any{"mode": "all"}), done("done", true))
+	tr.srv.Then("executor",
+		modeltest.Call("navigate", map[string]string{"url": "http://news.test:8080/b"}),
+		done("read", true))
+	res := tr.execute(t, "read")
+	if len(res.Procs) != 1 || !res.Procs[0].Success {
+		t.Fatalf("procs %+v", res.Procs)
+	}
+	for _, r := range records(t, tr.log) {
+		if r.Event == LogPolicyDenied {
+			t.Fatalf("a navigation within the allowed host:port was refused: %s", r.Error)
+		}
+	}
+}
+
+// Headless, leaving the run's starting origin is refused, in the face's
+// words for what would have allowed it (Config.Hints).
 func TestLeavingOriginHeadlessDenied(t *testing.T) {
 	t.Parallel()
-	tr := newTestRun(t, func(c *Config) { c.Policy.ConfirmLeaveOrigin = true })
+	tr := newTestRun(t, func(c *Config) {
+		c.Policy.ConfirmLeaveOrigin = true
+		c.Hints.LeaveSites = func(host string) string { return "the face lets " + host + " in" }
+	})
 	tr.srv.Then("planner", spawn("read", "url", "http://news.test/a"), modeltest.Call("wait", map[string]any{"mode": "all"}), done("done", true))
 	tr.srv.Then("executor",
 		modeltest.Call("navigate", map[string]string{"url": "http://news.test/b"}),
@@ -340,7 +353,8 @@ func TestLeavingOriginHeadlessDenied(t *testing.T) {
 	tr.execute(t, "read")
 	r3 := tr.srv.Requests("executor")[2]
 	last, _ := r3.LastMessage()
-	if !strings.Contains(last.Content, "refused") || !strings.Contains(last.Content, "leaves the run's starting origin http://news.test") {
+	if !strings.Contains(last.Content, "refused") || !strings.Contains(last.Content, "leaves the run's starting origin http://news.test") ||
+		!strings.Contains(last.Content, "unless the face lets elsewhere.test in") {
 		t.Fatalf("%s", last.Content)
 	}
 	r2, _ := tr.srv.Requests("executor")[1].LastMessage()

@@ -13,25 +13,8 @@ import (
 	"vroom/internal/modeltest"
 )
 
-// plannerScript spawns each task, waits for all, and finishes, whatever
-// interrupts its waits.
-func plannerScript(tasks ...string) modeltest.Step {
-	return modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		spawned := strings.Count(r.Text(), `"pid":`) // spawn results; wait results mention pids too, counted below
-		n := r.ToolResults()
-		if n < len(tasks) && spawned < len(tasks) {
-			return spawn(tasks[n])
-		}
-		last, _ := r.LastMessage()
-		if last.Role == openai.ChatMessageRoleTool && strings.Contains(last.Content, `"running":[]`) {
-			return done("all finished", true)
-		}
-		return modeltest.Call("wait", map[string]any{"mode": "all"})
-	}}
-}
-
-// TestSpeakingInTurn is seed 000's scenario: one executor says hello, the
-// second replies "hello there" only after hearing hello, the third says
+// TestSpeakingInTurn is the room's first scenario: one executor says hello,
+// the second replies "hello there" only after hearing hello, the third says
 // "what's up" only after both — in that order. The same chain with four
 // lines is the poem, one line per agent, with no time-to-live waits.
 func TestSpeakingInTurn(t *testing.T) {
@@ -48,7 +31,7 @@ func TestSpeakingInTurn(t *testing.T) {
 			for i := range lines {
 				tasks = append(tasks, fmt.Sprintf("line %d", i+1))
 			}
-			tr.srv.Script("planner", plannerScript(tasks...))
+			tr.srv.Script("planner", modeltest.PlannerTasks(tasks...))
 			for i, line := range lines {
 				i, line := i, line
 				tr.srv.Script("executor", modeltest.Step{Times: -1, Match: modeltest.SystemContains(fmt.Sprintf("Your task: line %d", i+1)),
@@ -103,7 +86,7 @@ func TestUserCorrectionReachesEveryone(t *testing.T) {
 	t.Parallel()
 	tr := newTestRun(t, nil)
 	const correction = "no, the most recent repo"
-	tr.srv.Script("planner", plannerScript("find my most popular repo"))
+	tr.srv.Script("planner", modeltest.PlannerTasks("find my most popular repo"))
 	tr.srv.Script("executor",
 		modeltest.Step{Match: modeltest.LastMessageContains("PRIORITY INSTRUCTION FROM THE USER"), Reply: done("most recent repo: vroom", true)},
 		modeltest.Step{Func: func(r *modeltest.Request) modeltest.Reply {
@@ -136,7 +119,7 @@ func TestUserCorrectionReachesEveryone(t *testing.T) {
 	if !heard {
 		t.Fatal("the planner never got the correction")
 	}
-	if n := strings.Count(fmt.Sprint(tr.log.records(t)), "call_reissued"); n < 1 {
+	if n := strings.Count(fmt.Sprint(records(t, tr.log)), "call_reissued"); n < 1 {
 		t.Fatal("no re-issued call logged")
 	}
 }
@@ -158,7 +141,7 @@ func TestUniqueSkills(t *testing.T) {
 			return "skill added: " + t.values["e1"]
 		}})
 	}
-	tr.srv.Script("planner", plannerScript(
+	tr.srv.Script("planner", modeltest.PlannerTasks(
 		"add one skill from [Python, Go, Kubernetes] that no other agent added; say which",
 		"add one skill from [Python, Go, Kubernetes] that no other agent added; say which; listen first"))
 	tr.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {

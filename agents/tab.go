@@ -285,3 +285,68 @@ type Screenshot struct {
 	Width  int
 	Height int
 }
+
+// The exfiltration guard holds a tab's requests through what the tab
+// offers below: a GuardedTab, found under decorations by Unwrap.
+
+// Request is a request an agent's tab is about to send: a document (a
+// navigation, a form's submission, a redirect's next hop), or one a page's
+// script sends (fetch, XHR, a beacon, an image it adds). The browser holds
+// it until the guard answers.
+type Request struct {
+	URL    string
+	Method string
+	// Body is the data of a POST, as sent.
+	Body string
+	// Redirect is set for the hop of a redirect.
+	Redirect bool
+	// Script is set for a request a page's script sent.
+	Script bool
+}
+
+// GuardedTab is a Tab whose document requests can be held for a check,
+// which the executor installs for as long as it holds the tab. The real
+// tab does (app's adapter over the browser's request interception); a tab
+// without it has only the checks before an action.
+type GuardedTab interface {
+	Tab
+	// Guard holds every document request of the tab, and those its pages'
+	// scripts send, until check answers: nil lets it go, an error stops
+	// it (the page stays where it was). stop removes the guard.
+	Guard(ctx context.Context, check func(ctx context.Context, r Request) error) (stop func(), err error)
+	// Secrets returns values of the person's that the tab holds and no
+	// page may send elsewhere: the cookies of the sites given (host
+	// patterns), and the values of masked fields (passwords, card numbers).
+	Secrets(ctx context.Context, sites []string) ([]Secret, error)
+}
+
+// Secret is a value of the person's the tab holds, with what it is
+// ("a cookie of example.com", "a masked field's value").
+type Secret struct {
+	What  string
+	Value string
+	// Cookie marks a cookie's value: pages' scripts send first-party
+	// cookies' values (an analytics id) to other sites all the time.
+	Cookie bool
+}
+
+// Unwrapper is a Tab that decorates another (error mapping, fault
+// watching); the guard looks through it for the GuardedTab underneath.
+type Unwrapper interface {
+	Unwrap() Tab
+}
+
+// guardedOf finds the GuardedTab under t's decorations.
+func guardedOf(t Tab) (GuardedTab, bool) {
+	for range 8 { // decorations are few; a cycle must not spin
+		if g, ok := t.(GuardedTab); ok {
+			return g, true
+		}
+		u, ok := t.(Unwrapper)
+		if !ok {
+			return nil, false
+		}
+		t = u.Unwrap()
+	}
+	return nil, false
+}

@@ -13,7 +13,7 @@ var ErrUnguarded = errors.New("the tab's requests cannot be checked")
 
 // TabGuard is the exfiltration guard of a tab someone drives outside a
 // run — vroom mcp's client, acting in a tab itself. It is the guard an
-// agent's tab gets (exfil.go): what the pages show and what is typed is
+// agent's tab gets (executor.guard): what the pages show and what is typed is
 // remembered as the person's data, and the tab's document requests are
 // held until a gate of the tab's own has checked them; off the tab's
 // sites, a request carrying that data is asked of the confirmer, and

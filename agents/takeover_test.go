@@ -83,7 +83,7 @@ func TestTakeOverDuringModelCall(t *testing.T) {
 	}
 	for _, a := range ft.actions() {
 		if a.Text == "agent@example.com" {
-			t.Fatalf("the agent typed over the person after the hand-back: %+v\n%s", ft.actions(), tr.log.b.String())
+			t.Fatalf("the agent typed over the person after the hand-back: %+v\n%s", ft.actions(), tr.log.String())
 		}
 	}
 	got, _ := second.Load().(string)
@@ -93,7 +93,7 @@ func TestTakeOverDuringModelCall(t *testing.T) {
 		}
 	}
 	var events []string
-	for _, rec := range tr.log.records(t) {
+	for _, rec := range records(t, tr.log) {
 		if rec.Event == LogTakeOver || rec.Event == LogHandBack || rec.Event == LogSkipped {
 			events = append(events, string(rec.Event))
 		}
@@ -306,7 +306,7 @@ func TestSpawnReturnsAtOnceAndOpenFailsInWait(t *testing.T) {
 		t.Fatalf("the waiter saw %+v", f)
 	}
 	var logged bool
-	for _, rec := range tr.log.records(t) {
+	for _, rec := range records(t, tr.log) {
 		logged = logged || (rec.Event == LogSpawnFailed && rec.PID == p.PID)
 	}
 	if !logged {

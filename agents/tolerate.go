@@ -25,7 +25,10 @@ func decodeArgs(name, raw string, v any) error {
 	}
 	wrongType, err := decodeStrict(name, raw, v)
 	if !wrongType {
-		return err
+		if err != nil {
+			return err
+		}
+		return missing(name, raw, v)
 	}
 	fixed, ok := coerce(raw, v)
 	if !ok {
@@ -39,6 +42,48 @@ func decodeArgs(name, raw string, v any) error {
 		return err2 // the next thing wrong, once the types were taken as meant
 	}
 	reflect.ValueOf(v).Elem().Set(fresh.Elem())
+	return missing(name, fixed, v)
+}
+
+// MissingArgError is a tool call without an argument the tool requires.
+type MissingArgError struct {
+	Tool string // the tool called
+	Arg  string // the argument it lacks
+}
+
+// Error says what is missing, for the model.
+func (e *MissingArgError) Error() string {
+	return fmt.Sprintf("the arguments of %s lack %q, which it needs", e.Tool, e.Arg)
+}
+
+// Unwrap makes a missing argument an ErrMalformed.
+func (e *MissingArgError) Unwrap() error { return ErrMalformed }
+
+// missing reports the first argument v's type requires (a field without
+// omitempty, as its schema says) that raw does not hold: decoding alone
+// would leave it zero, and a done without its summary would end a run
+// with nothing to show.
+func missing(name, raw string, v any) error {
+	rt := reflect.TypeOf(v)
+	if rt.Kind() != reflect.Pointer || rt.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(raw), &m) != nil {
+		return nil // decodeStrict has read it as an object already
+	}
+	for _, f := range reflect.VisibleFields(rt.Elem()) {
+		tag, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous || tag == "-" || !f.IsExported() || strings.Contains(opts, "omitempty") {
+			continue
+		}
+		if tag == "" {
+			tag = f.Name
+		}
+		if val, ok := m[tag]; !ok || string(val) == "null" {
+			return &MissingArgError{Tool: name, Arg: tag}
+		}
+	}
 	return nil
 }
 
@@ -120,8 +165,8 @@ func salvageDone(raw string) (summary string, success, ok bool) {
 
 // coerce rewrites raw's values whose JSON type differs from the field of
 // v (a pointer to a struct) they fill, where the meaning is plain: a
-// number or boolean sent as a string, a single value for a list, a list
-// for a string field tagged args:"list" (joined with commas). It reports
+// number or boolean sent as a string, a single value for a list, a
+// comma-separated string for a list of strings tagged args:"list". It reports
 // whether anything changed; what cannot be read so is left for the
 // strict decoder to explain.
 func coerce(raw string, v any) (string, bool) {
@@ -168,13 +213,17 @@ func coerceValue(val json.RawMessage, t reflect.Type, list bool) (json.RawMessag
 		if b, err := strconv.ParseBool(strings.TrimSpace(s)); isString && err == nil {
 			return json.RawMessage(strconv.FormatBool(b)), true
 		}
-	case reflect.String:
-		var items []string
-		if list && json.Unmarshal(val, &items) == nil {
-			b, err := json.Marshal(strings.Join(items, ","))
+	case reflect.Slice:
+		if list && isString && t.Elem().Kind() == reflect.String {
+			var items []string
+			for _, it := range strings.Split(s, ",") {
+				if it = strings.TrimSpace(it); it != "" {
+					items = append(items, it)
+				}
+			}
+			b, err := json.Marshal(items)
 			return b, err == nil
 		}
-	case reflect.Slice:
 		var items []json.RawMessage
 		if json.Unmarshal(val, &items) != nil {
 			items = []json.RawMessage{val} // one value for a list of them

@@ -21,8 +21,11 @@ func TestDecodeArgsTakesPlainMeaning(t *testing.T) {
 		t.Errorf("type with a string boolean: %+v, %v", ty, err)
 	}
 	var o observeArgs
-	if err := decodeArgs("observe", `{"roles": ["button", "link"], "limit": "5"}`, &o); err != nil || o.Roles != "button,link" || o.Limit != 5 {
+	if err := decodeArgs("observe", `{"roles": ["button", "link"], "limit": "5"}`, &o); err != nil || !slices.Equal(o.Roles, []string{"button", "link"}) || o.Limit != 5 {
 		t.Errorf("observe with a list of roles: %+v, %v", o, err)
+	}
+	if err := decodeArgs("observe", `{"roles": "button, link"}`, &o); err != nil || !slices.Equal(o.Roles, []string{"button", "link"}) {
+		t.Errorf("observe with comma-separated roles: %+v, %v", o, err)
 	}
 	var w waitArgs
 	if err := decodeArgs("wait", `{"pids": 3, "mode": "any"}`, &w); err != nil || !slices.Equal(w.PIDs, []int{3}) {

@@ -2,7 +2,9 @@ package agents
 
 import (
 	"encoding/json"
+	"reflect"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -10,140 +12,154 @@ import (
 // and evaluations depend on their names and arguments. Change them only
 // with the reason written down there.
 
-func tool(name, desc, params string) openai.Tool {
+// ToolDef is one model-facing tool, defined once: its name, what it does,
+// and the Go type its arguments decode into. Every schema a model or an
+// MCP client sees (Chat Completions, Responses, MCP) is derived from that
+// type, so they cannot drift apart.
+type ToolDef struct {
+	// Name is the tool's name in calls.
+	Name string
+	// Description says what the tool does, for the model.
+	Description string
+	// Page marks a tool that looks at or acts in one tab: MCP clients are
+	// offered it too, with the tab named in its arguments.
+	Page bool
+
+	args   reflect.Type             // the argument struct
+	refine func(*jsonschema.Schema) // what a struct tag cannot say: enums, bounds
+	action func(any) (Action, error)
+}
+
+// define makes the definition of a tool whose arguments are a T.
+func define[T any](name, desc string) ToolDef {
+	return ToolDef{Name: name, Description: desc, args: reflect.TypeFor[T]()}
+}
+
+// page marks d as a page tool.
+func (d ToolDef) page() ToolDef { d.Page = true; return d }
+
+// shaped adds refine to d's schema.
+func (d ToolDef) shaped(refine func(*jsonschema.Schema)) ToolDef { d.refine = refine; return d }
+
+// acting makes d a page tool performed as one browser action built from
+// its arguments.
+func acting[T any](name, desc string, build func(T) (Action, error)) ToolDef {
+	d := define[T](name, desc).page()
+	d.action = func(v any) (Action, error) { return build(*v.(*T)) }
+	return d
+}
+
+// listSchemas keeps lists plain arrays: the inferred ["null","array"] type
+// is refused by some OpenAI-compatible servers' schema subsets.
+var listSchemas = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[[]string](): {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+	reflect.TypeFor[[]int]():    {Type: "array", Items: &jsonschema.Schema{Type: "integer"}},
+}
+
+// Schema is the JSON Schema of d's arguments. Inference fails only for
+// types JSON cannot hold (functions, channels), which no tool's arguments
+// are (TestToolSchemas derives every one); should it fail, an open object
+// is offered and the arguments are still checked when decoded.
+func (d ToolDef) Schema() *jsonschema.Schema {
+	s, err := jsonschema.ForType(d.args, &jsonschema.ForOptions{TypeSchemas: listSchemas})
+	if err != nil {
+		return &jsonschema.Schema{Type: "object"}
+	}
+	if d.refine != nil {
+		d.refine(s)
+	}
+	return s
+}
+
+// noParams is the schema of a tool without arguments, with the empty
+// properties some servers require of every object.
+const noParams = `{"type":"object","properties":{},"additionalProperties":false}`
+
+// OpenAI is d as a Chat Completions function tool.
+func (d ToolDef) OpenAI() openai.Tool {
+	s := d.Schema()
+	params, err := json.Marshal(s)
+	if err != nil || len(s.Properties) == 0 { // a schema For built always marshals
+		params = []byte(noParams)
+	}
 	return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-		Name: name, Description: desc, Parameters: json.RawMessage(params),
+		Name: d.Name, Description: d.Description, Parameters: json.RawMessage(params),
 	}}
 }
 
-const (
-	speakParams = `{"type":"object","properties":{"text":{"type":"string","description":"What to say, one or two short sentences."}},"required":["text"],"additionalProperties":false}`
-	askParams   = `{"type":"object","properties":{"question":{"type":"string"},"options":{"type":"array","items":{"type":"string"},"minItems":2,"maxItems":6,"description":"2 to 6 short answers the person can pick."}},"required":["question","options"],"additionalProperties":false}`
-	doneParams  = `{"type":"object","properties":{"summary":{"type":"string","description":"The complete result: the deliverable itself, not an introduction to it."},"success":{"type":"boolean"}},"required":["summary","success"],"additionalProperties":false}`
-)
+// Decode decodes a call's arguments into a new value of d's argument
+// type, taking values sent in another JSON type as meant where the
+// meaning is plain; its error is written for the model.
+func (d ToolDef) Decode(raw string) (any, error) {
+	v := reflect.New(d.args).Interface()
+	if err := decodeArgs(d.Name, raw, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
 
-var (
-	speakDesc = "Say something to the room (the person and the other agents). Succeeds only when the floor is free; otherwise you are told who is speaking and for how long."
-	askDesc   = "Ask the person a question with 2 to 6 answer options, and wait for the answer."
-	doneDesc  = "Finish: report the complete result and whether the task succeeded. Be honest: success is false if the task was not achieved."
-)
+// Action decodes a call of an acting tool into the browser action it
+// performs. ok is false for tools that are not one action (observe, wait,
+// speak...).
+func (d ToolDef) Action(raw string) (a Action, ok bool, err error) {
+	if d.action == nil {
+		return Action{}, false, nil
+	}
+	v, err := d.Decode(raw)
+	if err != nil {
+		return Action{}, true, err
+	}
+	a, err = d.action(v)
+	return a, true, err
+}
+
+// openAITools renders defs for Chat Completions.
+func openAITools(defs []ToolDef) []openai.Tool {
+	out := make([]openai.Tool, len(defs))
+	for i, d := range defs {
+		out[i] = d.OpenAI()
+	}
+	return out
+}
+
+// lookup finds the tool named name in defs.
+func lookup(defs []ToolDef, name string) (ToolDef, bool) {
+	for _, d := range defs {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return ToolDef{}, false
+}
+
+// names lists defs' names, for an error naming the tools there are.
+func names(defs []ToolDef) []string {
+	out := make([]string, len(defs))
+	for i, d := range defs {
+		out[i] = d.Name
+	}
+	return out
+}
+
+// enum restricts property prop of s to values.
+func enum(prop string, values ...any) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) { s.Properties[prop].Enum = values }
+}
 
 // PlannerTools returns the planner's tools.
-func PlannerTools() []openai.Tool {
-	return []openai.Tool{
-		tool("spawn", "Start an executor agent on a sub-task in its own tab. Returns {pid, tab}. Give tab to work in an existing tab (keeping its login), or url to open a new tab there.",
-			`{"type":"object","properties":{"task":{"type":"string","description":"A complete, self-contained sub-task."},"tab":{"type":"string","description":"Id of an existing tab to work in."},"url":{"type":"string","description":"Where a new tab opens."}},"required":["task"],"additionalProperties":false}`),
-		tool("wait", "Wait for executors to finish, like waitpid. mode any returns when one finishes; all when every one has. Returns each finished executor's summary, success, tab and steps.",
-			`{"type":"object","properties":{"pids":{"type":"array","items":{"type":"integer"},"description":"Which executors; default all you spawned that have not been reported."},"mode":{"type":"string","enum":["any","all"]},"timeout_s":{"type":"number","description":"Give up waiting after this many seconds."}},"required":["mode"],"additionalProperties":false}`),
-		tool("kill", "Stop an executor.",
-			`{"type":"object","properties":{"pid":{"type":"integer"}},"required":["pid"],"additionalProperties":false}`),
-		tool("speak", speakDesc, speakParams),
-		tool("ask_user", askDesc, askParams),
-		tool("done", doneDesc, doneParams),
-	}
-}
+func PlannerTools() []openai.Tool { return openAITools(plannerDefs()) }
 
 // ExecutorTools returns an executor's tools.
-func ExecutorTools() []openai.Tool {
-	ref := `"ref":{"type":"string","description":"A control's ref from the latest observation, such as e17."}`
-	return []openai.Tool{
-		tool("click", "Click a control.", `{"type":"object","properties":{`+ref+`},"required":["ref"],"additionalProperties":false}`),
-		tool("type", "Type text into a field, replacing its value; submit presses Enter after.",
-			`{"type":"object","properties":{`+ref+`,"text":{"type":"string"},"submit":{"type":"boolean"}},"required":["ref","text"],"additionalProperties":false}`),
-		tool("select", "Choose an option of a select element by its label.",
-			`{"type":"object","properties":{`+ref+`,"option":{"type":"string"}},"required":["ref","option"],"additionalProperties":false}`),
-		tool("press", "Press a key or chord: Enter, Escape, Tab, Control+A.",
-			`{"type":"object","properties":{"key":{"type":"string"}},"required":["key"],"additionalProperties":false}`),
-		tool("scroll", "Scroll a control into view (ref), or the page in a direction.",
-			`{"type":"object","properties":{`+ref+`,"direction":{"type":"string","enum":["up","down","left","right"]},"amount":{"type":"number","description":"CSS pixels; default most of a screen."}},"additionalProperties":false}`),
-		tool("navigate", "Open a URL in your tab.",
-			`{"type":"object","properties":{"url":{"type":"string"}},"required":["url"],"additionalProperties":false}`),
-		tool("back", "Go back in your tab's history.", `{"type":"object","properties":{},"additionalProperties":false}`),
-		tool("screenshot", "See the page as an image, for canvas apps and anything that only means something as pixels. Coordinates for click_at are in its pixels.",
-			`{"type":"object","properties":{},"additionalProperties":false}`),
-		tool("click_at", "Click at a point of the latest screenshot.",
-			`{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x","y"],"additionalProperties":false}`),
-		tool("type_focused", "Type text into whatever has focus (after click_at on a canvas cell, for instance).",
-			`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`),
-		tool("read_page", "Read the page's text content.", `{"type":"object","properties":{},"additionalProperties":false}`),
-		tool("observe", "Look at the page again: a fresh list of controls with refs. With query, roles or within it searches the whole page, off-screen included (in view first): use it when a control you need is not in what you were shown. Refs it returns work with click and type, which scroll to them.",
-			`{"type":"object","properties":{"query":{"type":"string","description":"Keep controls whose name, value or nearby text contains this."},"roles":{"type":"string","description":"Comma-separated roles to keep: button,link,option,textbox,combobox..."},"within":{"type":"string","description":"A ref (a dialog, a list): only controls inside it."},"limit":{"type":"integer","description":"At most this many controls (default 40)."}},"additionalProperties":false}`),
-		tool("wait", "Wait for what the page is still doing: until its text contains text, or no longer contains gone, or the URL contains url, or a control matching query appears; with none of these, until the page is idle. Returns what changed since your last look, or says it timed out.",
-			`{"type":"object","properties":{"text":{"type":"string"},"gone":{"type":"string"},"url":{"type":"string"},"query":{"type":"string"},"timeout_s":{"type":"number","description":"Seconds; default 10, at most 30."}},"additionalProperties":false}`),
-		tool("speak", speakDesc, speakParams),
-		tool("ask_user", askDesc, askParams),
-		tool("done", doneDesc, doneParams),
-	}
-}
+func ExecutorTools() []openai.Tool { return openAITools(executorDefs()) }
 
-// Argument types of the tools.
-type (
-	spawnArgs struct {
-		Task string `json:"task"`
-		Tab  string `json:"tab,omitempty"`
-		URL  string `json:"url,omitempty"`
+// PageTools returns the definitions of the tools that look at or act in
+// one tab: the executor's, and what an MCP client drives a tab with.
+func PageTools() []ToolDef {
+	var out []ToolDef
+	for _, d := range executorDefs() {
+		if d.Page {
+			out = append(out, d)
+		}
 	}
-	waitArgs struct {
-		PIDs     []int   `json:"pids,omitempty"`
-		Mode     string  `json:"mode"`
-		TimeoutS float64 `json:"timeout_s,omitempty"`
-	}
-	killArgs struct {
-		PID int `json:"pid"`
-	}
-	speakArgs struct {
-		Text string `json:"text"`
-	}
-	askArgs struct {
-		Question string   `json:"question"`
-		Options  []string `json:"options"`
-	}
-	doneArgs struct {
-		Summary string `json:"summary"`
-		Success bool   `json:"success"`
-	}
-	refArgs struct {
-		Ref string `json:"ref"`
-	}
-	typeArgs struct {
-		Ref    string `json:"ref"`
-		Text   string `json:"text"`
-		Submit bool   `json:"submit,omitempty"`
-	}
-	selectArgs struct {
-		Ref    string `json:"ref"`
-		Option string `json:"option"`
-	}
-	pressArgs struct {
-		Key string `json:"key"`
-	}
-	scrollArgs struct {
-		Ref       string  `json:"ref,omitempty"`
-		Direction string  `json:"direction,omitempty"`
-		Amount    float64 `json:"amount,omitempty"`
-	}
-	navigateArgs struct {
-		URL string `json:"url"`
-	}
-	pointArgs struct {
-		X float64 `json:"x"`
-		Y float64 `json:"y"`
-	}
-	textArgs struct {
-		Text string `json:"text"`
-	}
-	observeArgs struct {
-		Query  string `json:"query,omitempty"`
-		Roles  string `json:"roles,omitempty" args:"list"`
-		Within string `json:"within,omitempty"`
-		Limit  int    `json:"limit,omitempty"`
-	}
-	pageWaitArgs struct {
-		Text     string  `json:"text,omitempty"`
-		Gone     string  `json:"gone,omitempty"`
-		URL      string  `json:"url,omitempty"`
-		Query    string  `json:"query,omitempty"`
-		TimeoutS float64 `json:"timeout_s,omitempty"`
-	}
-	noArgs struct{}
-)
+	return out
+}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+
 	"vroom/app/config"
 	"vroom/app/internal/apptest"
 )

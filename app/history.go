@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+
 	"vroom/app/runlog"
 )
 

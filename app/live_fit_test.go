@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"vroom/app/internal/apptest"
 	"vroom/browser"
+	"vroom/internal/testkit"
 )
 
 // liveFrames subscribes to tab's live stream at w x h device pixels and
@@ -161,7 +161,7 @@ func TestLiveFitViewport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	apptest.WaitFor(t, 10*time.Second, "the click reported", func() bool { return log.last(&log.clicks) != "" })
+	testkit.WaitFor(t, 10*time.Second, "the click reported", func() bool { return log.last(&log.clicks) != "" })
 	if got := log.last(&log.clicks); got != "x=960&y=535&h=714" {
 		t.Fatalf("the click landed at %s, want x=960&y=535&h=714", got)
 	}
@@ -169,7 +169,7 @@ func TestLiveFitViewport(t *testing.T) {
 	if err := tab.ForwardPointer(ctx, wheel); err != nil {
 		t.Fatal(err)
 	}
-	apptest.WaitFor(t, 10*time.Second, "the wheel scrolled the page", func() bool { return strings.HasPrefix(log.last(&log.scroll), "y=") && log.last(&log.scroll) != "y=0" })
+	testkit.WaitFor(t, 10*time.Second, "the wheel scrolled the page", func() bool { return strings.HasPrefix(log.last(&log.scroll), "y=") && log.last(&log.scroll) != "y=0" })
 
 	if err := tab.FitViewport(ctx, 0, 0); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+
 	"vroom/app/cli"
 	"vroom/app/config"
 )

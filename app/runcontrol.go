@@ -145,6 +145,7 @@ func (a *App) buildRun(s *session, task string, tabs []string) (*activeRun, erro
 		Events: func(e agents.Event) error { emit(a, EventRoom, e); return nil },
 		Warn:   func(err error) { a.log.Warn("the run is text-only", "err", err) },
 		Edit:   a.opts.EditRun,
+		Hints:  agents.Hints{LeaveSites: func(string) string { return `"Ask before an agent leaves the run's sites" is off in Settings` }},
 	})
 	if errors.Is(err, runner.ErrNoAPIKey) {
 		return nil, fmt.Errorf("%w: add one in Settings, or point the base URL at a local server", err)

@@ -25,7 +25,7 @@ func TestSessionBudgetStop(t *testing.T) {
 	if _, err := d.SaveSettings(st.Settings); err != nil {
 		t.Fatal(err)
 	}
-	d.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read forever", "url": s.URL + "/quote.html"}))
+	d.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "read forever", "url": s.URL + "/quote.html"}))
 	d.srv.Script("executor", modeltest.Step{Times: -1, Reply: modeltest.Call("read_page", map[string]any{})})
 	if _, err := d.StartRun("read the desk forever", nil); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"vroom/app/internal/apptest"
 	"vroom/browser"
 	"vroom/internal/modeltest"
+	"vroom/internal/testkit"
 )
 
 // The sidebar's model: a new tab appears (with its title once loaded) and
@@ -127,7 +128,7 @@ func TestSessionRun(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
 	s := apptest.NewSite(t)
-	d.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	d.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
 	d.srv.Script("executor", apptest.QuoteExecutor(modeltest.Any(), 0, 0))
 	res, err := d.Submit("get me a quote from the desk", nil)
 	if err != nil || res.Kind != "task" || res.RunID == "" {
@@ -262,7 +263,7 @@ func TestSessionCorrectAndStop(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
 	s := apptest.NewSite(t)
-	d.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read the profile", "url": s.URL + "/profile.html"}))
+	d.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "read the profile", "url": s.URL + "/profile.html"}))
 	heard := make(chan struct{})
 	var once sync.Once
 	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
@@ -347,7 +348,7 @@ func TestSessionInput(t *testing.T) {
 		}
 	}
 	var got string
-	apptest.WaitFor(t, 5*time.Second, "the typed text in the field", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "the typed text in the field", func() bool {
 		o, err := tab.Observe(t.Context(), browser.ObserveOptions{})
 		if err != nil {
 			return false
@@ -498,7 +499,7 @@ func TestSessionAskCard(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
 	s := apptest.NewSite(t)
-	d.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "pick a mug", "url": s.URL + "/shop.html"}))
+	d.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "pick a mug", "url": s.URL + "/shop.html"}))
 	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if r.ToolResults() == 0 {
 			return apptest.Call("ask_user", "question", "Which colour?", "options", []string{"blue", "red"})

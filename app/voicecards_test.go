@@ -162,7 +162,7 @@ func TestSessionAgentMuted(t *testing.T) {
 		o.EditRun = func(c *agents.Config) { edit(c); c.Voice = v }
 	})
 	s := apptest.NewSite(t)
-	d.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read the quote", "url": s.URL + "/quote.html"}))
+	d.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "read the quote", "url": s.URL + "/quote.html"}))
 	release := make(chan struct{})
 	const msg = "I am reading the quote now"
 	d.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {

@@ -47,6 +47,10 @@ func (t *Tab) Do(ctx context.Context, a Action) (*Result, error) {
 	if err := t.validate(a); err != nil {
 		return nil, fmt.Errorf("%s: %w", describe(a), err)
 	}
+	switch a.Kind {
+	case ActNavigate, ActBack, ActForward, ActReload:
+		t.unstick(ctx) // a page found stuck would not even be looked at first
+	}
 	cctx, cancel, err := t.begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", describe(a), err)

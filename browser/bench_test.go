@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"vroom/internal/testkit"
 )
 
 func benchTab(b *testing.B, path string) *Tab {
@@ -56,19 +57,10 @@ func BenchmarkWalk(b *testing.B) {
 				}
 				walks = append(walks, o.WalkMs)
 			}
-			b.ReportMetric(median(walks), "walk-ms")
-			b.ReportMetric(median(calls), "observe-ms")
+			b.ReportMetric(testkit.Median(walks), "walk-ms")
+			b.ReportMetric(testkit.Median(calls), "observe-ms")
 		})
 	}
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // BenchmarkObservationBytes compares five full JSON observations of a form
@@ -155,7 +147,7 @@ func BenchmarkClick(b *testing.B) {
 			b.Fatal("click had no effect")
 		}
 	}
-	b.ReportMetric(median(ms), "ms/click")
+	b.ReportMetric(testkit.Median(ms), "ms/click")
 }
 
 // BenchmarkScreencast streams an animated page to one viewer, then four
@@ -281,7 +273,7 @@ func BenchmarkType(b *testing.B) {
 			b.Fatal("typing had no effect")
 		}
 	}
-	b.ReportMetric(median(ms), "ms/type")
+	b.ReportMetric(testkit.Median(ms), "ms/type")
 }
 
 // BenchmarkOpenTab measures opening a tab at a local page until its load,
@@ -310,7 +302,7 @@ func BenchmarkOpenTab(b *testing.B) {
 			for b.Loop() {
 				ms = append(ms, openOnce(b, ctx, rt.r, rt.prewarm))
 			}
-			b.ReportMetric(median(ms), "ms/open")
+			b.ReportMetric(testkit.Median(ms), "ms/open")
 		})
 	}
 }

@@ -50,6 +50,9 @@ type session struct {
 	// lostConn is chromedp's LostConnection: closed before the calls in
 	// flight fail, and before the watcher that calls lost runs.
 	lostConn <-chan struct{}
+	// closing asks a launched browser to close only once: chromedp's
+	// graceful close may not be asked twice.
+	closing sync.Once
 }
 
 // Launch starts (or, with RemoteURL, connects to) a browser. Cancelling ctx
@@ -327,15 +330,17 @@ func (b *Browser) Close() error {
 	return err
 }
 
-// stop ends the session's contexts. A launched Chromium is killed with
-// its context; a remote one is disconnected from, closing the tab the
-// session opened, and what that met is returned. (chromedp.Cancel on a
-// launched browser's context would ask Chromium to shut down gracefully
-// instead, which is slower and not what Close has always done.)
+// stop ends the session's contexts. A launched Chromium is asked to close
+// (so a persistent profile is written whole and it removes what it made),
+// and killed if it has not within closeGrace; a remote one is
+// disconnected from, closing the tab the session opened, and what that
+// met is returned.
 func (s *session) stop(remote bool) error {
 	var err error
 	if remote {
 		err = chromedp.Cancel(s.ctx)
+	} else {
+		s.closing.Do(func() { closeLaunched(s.ctx) })
 	}
 	s.cancel()
 	s.allocCancel()
@@ -553,7 +558,7 @@ func (b *Browser) mapErr(err error) error {
 	if !b.Alive() {
 		return fmt.Errorf("%w: %w", ErrBrowserClosed, err)
 	}
-	return err
+	return inWords(err)
 }
 
 // checkURL refuses schemes that run code or read the disk unless allowed.

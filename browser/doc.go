@@ -31,9 +31,9 @@
 // `Observe` returns a ranked frontier of at most 40 controls with short refs
 // (the open dialog's first, then the viewport's), through shadow DOM and every
 // frame, cross-process iframes included, masking password/card/OTP values. The
-// walker (`walker.js`) runs in an isolated world, keeps refs in a WeakMap
-// (observing never mutates the page), and refs survive a framework
-// re-rendering an element. `ObserveOptions.Query` searches every candidate on
+// walker (`js/`, joined into one script by `walker.go`) runs in an isolated
+// world, keeps refs in a WeakMap (observing never mutates the page), and refs
+// survive a framework re-rendering an element. `ObserveOptions.Query` searches every candidate on
 // the page for a control whose name, value or nearby text matches; `Within`
 // observes one subtree (`Observation.DialogRef`). `Changes` diffs against one
 // of up to eight baselines per document: controls added, changed and removed,
@@ -159,7 +159,7 @@
 //   - `tab.go`: `Tab` — attach, CDP events, frames (out-of-process iframes
 //     included), the isolated world, the per-call context (`begin`) and error
 //     mapping (`fail`). `lease.go`: owners and leases.
-//   - `observe.go` (with `walker.js`): `Observe`, the merged frontier,
+//   - `observe.go` (with the walker, `walker.go` and `js/`): `Observe`, the merged frontier,
 //     `Compact`. `diff.go`: `Changes`, `Diff`, the baselines. `wait.go`:
 //     `Wait`. `net.go` (with `netwatch.js`): the main-world request and timer
 //     counter.

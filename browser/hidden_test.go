@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestHiddenTextIsNotThePage (issue 10): each kind of text a person cannot
-// see stays out of the page text and of control names; visually-hidden
-// labels still name icon buttons, and a sentence there is marked.
+// TestHiddenTextIsNotThePage: each kind of text a person cannot see stays
+// out of the page text and of control names; visually-hidden labels still
+// name icon buttons, and a sentence there is marked.
 func TestHiddenTextIsNotThePage(t *testing.T) {
 	t.Parallel()
 	tab := openTab(t, "/hidden.html")

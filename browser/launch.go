@@ -190,8 +190,16 @@ func (b *Browser) allocator(parent context.Context) (context.Context, context.Ca
 		if err := os.MkdirAll(o.ProfileDir, 0o700); err != nil {
 			return nil, nil, fmt.Errorf("profile dir: %w", err)
 		}
+		if err := profileFree(o.ProfileDir); err != nil {
+			return nil, nil, err
+		}
 		flags = append(flags, chromedp.UserDataDir(o.ProfileDir))
 	}
+	tmp, tmpFlags, err := scratch(o.ProfileDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	flags = append(flags, tmpFlags...)
 	if o.Headed {
 		flags = append(flags, chromedp.VisibleWindow)
 	}
@@ -199,5 +207,6 @@ func (b *Browser) allocator(parent context.Context) (context.Context, context.Ca
 		flags = append(flags, chromedp.Flag(k, v))
 	}
 	ctx, cancel := chromedp.NewExecAllocator(parent, flags...)
-	return ctx, cancel, nil
+	// The allocator's cancel returns once the process has exited.
+	return ctx, func() { cancel(); removeScratch(tmp, o.Logf) }, nil
 }

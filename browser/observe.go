@@ -22,7 +22,7 @@ type ObserveOptions struct {
 	Roles []string `json:"roles,omitempty"`
 	// Query keeps controls whose accessible name, value or nearby text
 	// (the text of its row, list item, card or label; see nearbyText in
-	// walker.js) contains it, case-insensitively. It searches every
+	// js/text.js) contains it, case-insensitively. It searches every
 	// candidate of the page, off-screen and inside scrollers included;
 	// the open dialog's and the viewport's come first, then by how well
 	// they match (the name itself, in the name, the value, nearby text).

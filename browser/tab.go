@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,9 +17,6 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
-
-//go:embed walker.js
-var walkerJS string
 
 // Tab is one browser tab. All its methods are safe for concurrent use;
 // observations and actions on one tab run one at a time.
@@ -65,6 +61,9 @@ type Tab struct {
 	// their check runs: an action awaiting the navigation it caused
 	// waits as long as a check does (a person may be deciding).
 	held atomic.Int32
+	// busy is set when a call found the page's script busy (busy.go): a
+	// navigation from it stops the script first.
+	busy atomic.Bool
 
 	// waiting, when set (by tests), is called as an action starts its
 	// after-action wait, so a test can act on a call that is pending.
@@ -268,6 +267,7 @@ func (t *Tab) begin(ctx context.Context) (context.Context, context.CancelFunc, e
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(t.dead, func() { cancel(context.Cause(t.dead)) })
+	go t.watchBusy(cctx, cancel)
 	return cctx, func() { stop(); cancel(nil); cancelT() }, nil
 }
 

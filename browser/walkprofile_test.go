@@ -10,10 +10,10 @@ import (
 	"github.com/chromedp/cdproto/profiler"
 )
 
-// TestWalkProfile is the in-page CPU profile of the walk that found where
-// its time went (issue 12; BENCHMARKS.md, session 3): the CDP Profiler over
-// 20 observations of 1,000 and 5,000 sibling buttons, self time per
-// function and the hottest lines. It runs only when asked:
+// TestWalkProfile is the in-page CPU profile of the walk that showed where
+// its time went (BENCHMARKS.md records what it found): the CDP Profiler over
+// 20 observations of 1,000 and 5,000 sibling buttons, self time per function
+// and the hottest lines. It runs only when asked:
 //
 //	WALK_PROFILE=1 build/testenv.sh go test ./browser/ -run TestWalkProfile -v
 func TestWalkProfile(t *testing.T) {

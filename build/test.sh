@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # test.sh is the body of `make test`, run inside build/testenv.sh: the
-# frontend type-check, go vet, then every Go test against the real Chromium,
-# PulseAudio, gnome-keyring and Xvfb that testenv started.
+# frontend's type-check, lint and unit tests, go vet, then every Go test
+# against the real Chromium, PulseAudio, gnome-keyring and Xvfb that testenv
+# started. Each step fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== frontend: type-check"
 (cd frontend && npm run --silent check)
+
+echo "== frontend: lint"
+(cd frontend && npm run --silent lint)
+
+echo "== frontend: unit tests"
+(cd frontend && npm run --silent test)
 
 echo "== go vet"
 go vet ./...

@@ -6,18 +6,20 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"vroom/internal/modeltest"
 )
 
 // BenchmarkBargeIn measures Unmute → silence at the speaker sink's monitor
-// while a message plays (issue 5: p50 ≤ 30 ms, p95 ≤ 50 ms). The time of
+// while a message plays (the target: p50 ≤ 30 ms, p95 ≤ 50 ms). The time of
 // silence is when the recorder of the monitor received the period holding
 // the first silent sample, so it includes the recorder's own latency: an
 // upper bound.
 func BenchmarkBargeIn(b *testing.B) {
 	needPulse(b)
-	srv := newSpeechServer(b)
+	srv := modeltest.New(b)
 	rec := record(b, speakerSink+".monitor")
-	v := newVoice(b, testConfig(srv.url()))
+	v := newVoice(b, testConfig(srv.URL))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var lat []time.Duration
@@ -37,14 +39,14 @@ func BenchmarkBargeIn(b *testing.B) {
 }
 
 // BenchmarkHandoff measures the gap at the speaker between the end of A's
-// message and the first sample of B's, when B says it the moment A's is
-// done (as the floor does) and B's audio is ready at once (issue 5: ≤ 50
-// ms of our own on top of the endpoint's first byte).
+// message and the first sample of B's, when B says it the moment A's is done
+// (as the floor does) and B's audio is ready at once (the target: ≤ 50 ms of
+// our own on top of the endpoint's first byte).
 func BenchmarkHandoff(b *testing.B) {
 	needPulse(b)
-	srv := newSpeechServer(b)
+	srv := modeltest.New(b)
 	rec := record(b, speakerSink+".monitor")
-	v := newVoice(b, testConfig(srv.url()))
+	v := newVoice(b, testConfig(srv.URL))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var gaps []time.Duration
@@ -108,9 +110,9 @@ func BenchmarkTurns(b *testing.B) {
 
 func benchTurns(b *testing.B, buffer time.Duration) {
 	needPulse(b)
-	srv := newSpeechServer(b)
+	srv := modeltest.New(b)
 	rec := record(b, speakerSink+".monitor")
-	cfg := testConfig(srv.url())
+	cfg := testConfig(srv.URL)
 	cfg.PlaybackBuffer = buffer
 	v := newVoice(b, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

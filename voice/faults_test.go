@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 )
 
@@ -86,11 +87,11 @@ func childVoice(d time.Duration) (context.Context, context.CancelFunc, *Voice) {
 // once it prints PLAYING, and fails on its FAIL lines.
 func runFaultChild(t *testing.T, run, server string, at func()) {
 	t.Helper()
-	srv := newSpeechServer(t)
+	srv := modeltest.New(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	child := exec.CommandContext(ctx, os.Args[0], "-test.run="+run, "-test.count=1")
-	child.Env = append(os.Environ(), "VOICE_FAULT_CHILD=1", "PULSE_SERVER="+server, "VOICE_TTS_URL="+srv.url())
+	child.Env = append(os.Environ(), "VOICE_FAULT_CHILD=1", "PULSE_SERVER="+server, "VOICE_TTS_URL="+srv.URL)
 	out, err := child.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -1,13 +1,11 @@
 package voice
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +16,8 @@ import (
 	"time"
 
 	"github.com/gen2brain/malgo"
-	openai "github.com/sashabaranov/go-openai"
 
+	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 )
 
@@ -55,157 +53,33 @@ func need(tb testing.TB, prog string) string {
 	return p
 }
 
-// tone is amp·sin(2πf·t) at rate for d.
-func tone(f float64, d time.Duration, rate int, amp float64) []int16 {
-	n := int(d * time.Duration(rate) / time.Second)
-	s := make([]int16, n)
-	for i := range s {
-		s[i] = int16(amp * 32767 * math.Sin(2*math.Pi*f*float64(i)/float64(rate)))
-	}
-	return s
-}
-
-func le(s []int16) []byte {
-	b := make([]byte, 2*len(s))
-	for i, v := range s {
-		b[2*i], b[2*i+1] = byte(v), byte(uint16(v)>>8)
-	}
-	return b
-}
-
-// speechServer speaks the OpenAI wire format for /v1/audio/speech and
-// /v1/audio/transcriptions.
-type speechServer struct {
-	*httptest.Server
-	mu       sync.Mutex
-	requests []openai.CreateSpeechRequest
-
-	// speak writes the body for a speech request; default: a tone
-	// parsed from the input "tone <hz> <duration>".
-	speak func(ctx context.Context, w http.ResponseWriter, req openai.CreateSpeechRequest)
-	// transcribe answers a transcription upload.
-	transcribe func(u upload) (string, error)
-}
-
-// upload is what the transcription endpoint received.
+// upload is a transcription upload the scripted server recorded, its WAV
+// decoded by the package's own reader.
 type upload struct {
 	Model, FileName, ContentType string
 	Rate                         int
 	Samples                      []int16
 }
 
-func newSpeechServer(t testing.TB) *speechServer {
-	s := &speechServer{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/audio/speech", func(w http.ResponseWriter, r *http.Request) {
-		var req openai.CreateSpeechRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		s.mu.Lock()
-		s.requests = append(s.requests, req)
-		speak := s.speak
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "audio/pcm")
-		if speak != nil {
-			speak(r.Context(), w, req)
-			return
-		}
-		var f float64
-		var ds string
-		_, err := fmt.Sscanf(req.Input, "tone %g %s", &f, &ds)
-		d, err2 := time.ParseDuration(ds)
-		if err != nil || err2 != nil {
-			http.Error(w, "want input 'tone <hz> <duration>'", http.StatusBadRequest)
-			return
-		}
-		writeChunked(w, tone(f, d, 24000, 0.5), 24000/50)
-	})
-	mux.HandleFunc("POST /v1/audio/transcriptions", func(w http.ResponseWriter, r *http.Request) {
-		u, err := readUpload(r)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		s.mu.Lock()
-		tr := s.transcribe
-		s.mu.Unlock()
-		if tr == nil {
-			http.Error(w, "no transcriber", http.StatusInternalServerError)
-			return
-		}
-		text, err := tr(u)
-		if err != nil {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprintf(w, `{"error":{"message":%q,"type":"invalid_request_error"}}`, err.Error())
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]string{"text": text})
-	})
-	s.Server = httptest.NewServer(mux)
-	t.Cleanup(s.Close)
-	return s
+// decodeUpload reads the clip of a recorded upload.
+func decodeUpload(tb testing.TB, up modeltest.Upload) upload {
+	tb.Helper()
+	u := upload{Model: up.Fields["model"], FileName: up.Filename, ContentType: up.ContentType}
+	if err := readWAV(bytes.NewReader(up.Data), &u); err != nil {
+		tb.Fatalf("upload %s: %v", up.Filename, err)
+	}
+	return u
 }
 
-func (s *speechServer) url() string { return s.URL + "/v1" }
-
-func (s *speechServer) voices() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var v []string
-	for _, r := range s.requests {
-		v = append(v, string(r.Voice))
+// lastUpload is the newest upload the server recorded; the server records
+// it before it answers, so it is there once its transcript arrived.
+func lastUpload(tb testing.TB, srv *modeltest.Server) upload {
+	tb.Helper()
+	ups := srv.Uploads()
+	if len(ups) == 0 {
+		tb.Fatal("nothing uploaded")
 	}
-	return v
-}
-
-// writeChunked streams samples in chunks, flushing each, as a speech
-// endpoint does while it synthesizes.
-func writeChunked(w http.ResponseWriter, s []int16, chunk int) {
-	f := w.(http.Flusher)
-	for len(s) > 0 {
-		n := min(chunk, len(s))
-		if _, err := w.Write(le(s[:n])); err != nil {
-			return
-		}
-		f.Flush()
-		s = s[n:]
-	}
-}
-
-func readUpload(r *http.Request) (upload, error) {
-	mr, err := r.MultipartReader()
-	if err != nil {
-		return upload{}, err
-	}
-	var u upload
-	for {
-		p, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return u, err
-		}
-		switch p.FormName() {
-		case "model":
-			b, _ := io.ReadAll(p)
-			u.Model = string(b)
-		case "file":
-			u.FileName, u.ContentType = p.FileName(), p.Header.Get("Content-Type")
-			if err := readWAV(p, &u); err != nil {
-				return u, err
-			}
-		}
-		p.Close()
-	}
-	if u.Samples == nil {
-		return u, fmt.Errorf("no file part")
-	}
-	return u, nil
+	return decodeUpload(tb, ups[len(ups)-1])
 }
 
 func readWAV(r io.Reader, u *upload) error {

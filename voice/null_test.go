@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"vroom/internal/modeltest"
 )
 
 // The player's bookkeeping (order, Played, Stop, Done) on miniaudio's null
@@ -11,8 +13,8 @@ import (
 // everywhere.
 func TestPlayerOnNullDevice(t *testing.T) {
 	t.Parallel()
-	srv := newSpeechServer(t)
-	cfg := testConfig(srv.url())
+	srv := modeltest.New(t)
+	cfg := testConfig(srv.URL)
 	cfg.Backend, cfg.PlaybackDevice, cfg.CaptureDevice = BackendNull, "", ""
 	v := newVoice(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

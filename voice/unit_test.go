@@ -8,6 +8,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"vroom/internal/modeltest"
 )
 
 func TestRingWrapsAndNeverAllocates(t *testing.T) {
@@ -82,7 +84,7 @@ func TestRingConcurrent(t *testing.T) {
 func TestCallbacksDoNotAllocate(t *testing.T) {
 	pl := newPlayer(nil, "", 24000, 10*time.Millisecond)
 	out := make([]byte, 480)
-	src := tone(440, 100*time.Millisecond, 24000, 0.5)
+	src := modeltest.Tone(440, 100*time.Millisecond, 24000, 0.5)
 	pl.expect.Store(true)
 	if a := testing.AllocsPerRun(200, func() {
 		pl.ring.Write(src[:120])
@@ -95,7 +97,7 @@ func TestCallbacksDoNotAllocate(t *testing.T) {
 		t.Error("short periods while streaming were not counted as underruns")
 	}
 	m := &mic{ring: newRing(16000), wake: make(chan struct{}, 1)}
-	in := le(src[:160])
+	in := modeltest.PCMBytes(src[:160])
 	if a := testing.AllocsPerRun(200, func() {
 		m.data(nil, in, 160)
 		m.ring.Discard()
@@ -113,14 +115,14 @@ func TestVADHangover(t *testing.T) {
 	d := vad{threshold: 0.02, minSpeech: rate / 10, hangover: rate / 2}
 	frame := rate / 100
 	var sig []int16
-	sig = append(sig, make([]int16, rate*3/10)...)                   // 300 ms silence
-	sig = append(sig, tone(200, 700*time.Millisecond, rate, 0.3)...) // speech
-	sig = append(sig, make([]int16, rate*4/10)...)                   // 400 ms pause: shorter than the hangover
-	sig = append(sig, tone(300, 500*time.Millisecond, rate, 0.3)...) // speech again
-	sig = append(sig, make([]int16, rate*3/2)...)                    // 1.5 s silence
-	sig = append(sig, tone(2000, 50*time.Millisecond, rate, 0.5)...) // a 50 ms click: not speech
-	sig = append(sig, make([]int16, rate)...)                        // 1 s silence
-	speechEnd := rate*3/10 + rate*7/10 + rate*4/10 + rate/2          // 1.9 s
+	sig = append(sig, make([]int16, rate*3/10)...)                             // 300 ms silence
+	sig = append(sig, modeltest.Tone(200, 700*time.Millisecond, rate, 0.3)...) // speech
+	sig = append(sig, make([]int16, rate*4/10)...)                             // 400 ms pause: shorter than the hangover
+	sig = append(sig, modeltest.Tone(300, 500*time.Millisecond, rate, 0.3)...) // speech again
+	sig = append(sig, make([]int16, rate*3/2)...)                              // 1.5 s silence
+	sig = append(sig, modeltest.Tone(2000, 50*time.Millisecond, rate, 0.5)...) // a 50 ms click: not speech
+	sig = append(sig, make([]int16, rate)...)                                  // 1 s silence
+	speechEnd := rate*3/10 + rate*7/10 + rate*4/10 + rate/2                    // 1.9 s
 	var starts, ends []int
 	for i := 0; i+frame <= len(sig); i += frame {
 		switch d.push(sig[i : i+frame]) {
@@ -164,9 +166,9 @@ func TestOpenMicCutsUtterances(t *testing.T) {
 	if len(m.samples) > rate {
 		t.Errorf("5 s of silence kept %v of audio", dur(len(m.samples), rate))
 	}
-	feed(tone(200, time.Second, rate, 0.3))
+	feed(modeltest.Tone(200, time.Second, rate, 0.3))
 	feed(make([]int16, rate))
-	feed(tone(300, 600*time.Millisecond, rate, 0.3))
+	feed(modeltest.Tone(300, 600*time.Millisecond, rate, 0.3))
 	feed(make([]int16, rate))
 	if len(got) != 2 {
 		t.Fatalf("got %d utterances, want 2", len(got))
@@ -222,7 +224,7 @@ func TestVoiceAssignment(t *testing.T) {
 
 func TestPCMReaderResamplesAndReadsWAV(t *testing.T) {
 	t.Parallel()
-	c := &Clip{Samples: tone(440, time.Second, 22050, 0.5), Rate: 22050}
+	c := &Clip{Samples: modeltest.Tone(440, time.Second, 22050, 0.5), Rate: 22050}
 	// Odd-sized reads split samples across chunks.
 	r, err := newPCMReader(io.NopCloser(&oddReader{r: bytes.NewReader(c.WAV())}), 1, 24000)
 	if err != nil {

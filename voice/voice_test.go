@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 )
 
@@ -37,14 +37,14 @@ func waitDone(tb testing.TB, p *Playback, d time.Duration) {
 	}
 }
 
-// Issue 5, item 3: a known signal from the speech endpoint reaches the
-// speaker sink at its frequency and length, and two speakers' messages
-// follow each other without overlapping.
+// A known signal from the speech endpoint reaches the speaker sink at its
+// frequency and length, and two speakers' messages follow each other without
+// overlapping.
 func TestSpeechReachesSpeaker(t *testing.T) {
 	needPulse(t)
-	srv := newSpeechServer(t)
+	srv := modeltest.New(t)
 	rec := record(t, speakerSink+".monitor")
-	v := newVoice(t, testConfig(srv.url()))
+	v := newVoice(t, testConfig(srv.URL))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
@@ -112,18 +112,16 @@ func TestSpeechReachesSpeaker(t *testing.T) {
 
 // checkSpeechRequests asserts that every speech request asked for the test
 // model as PCM and that the two speakers were given different voices.
-func checkSpeechRequests(t *testing.T, srv *speechServer, a, b *Playback) {
+func checkSpeechRequests(t *testing.T, srv *modeltest.Server, a, b *Playback) {
 	t.Helper()
-	srv.mu.Lock()
-	reqs := srv.requests
-	srv.mu.Unlock()
+	reqs := srv.Speeches()
 	for _, r := range reqs {
-		if r.Model != "tts-test" || r.ResponseFormat != openai.SpeechResponseFormatPcm {
+		if r.Model != "tts-test" || r.ResponseFormat != string(openai.SpeechResponseFormatPcm) {
 			t.Errorf("speech request model %q format %q", r.Model, r.ResponseFormat)
 		}
 	}
-	if vs := srv.voices(); len(vs) != 2 || vs[0] == vs[1] {
-		t.Errorf("the two speakers were given voices %v", vs)
+	if len(reqs) != 2 || reqs[0].Voice == reqs[1].Voice {
+		t.Errorf("the two speakers were given voices %+v", reqs)
 	}
 	if a.Voice() == b.Voice() {
 		t.Errorf("both speakers speak as %s", a.Voice())
@@ -134,26 +132,15 @@ func checkSpeechRequests(t *testing.T, srv *speechServer, a, b *Playback) {
 // body back until the speaker has been heard.
 func TestSayPlaysAsItStreams(t *testing.T) {
 	needPulse(t)
-	srv := newSpeechServer(t)
+	srv := modeltest.New(t)
 	heard := make(chan struct{})
-	srv.speak = func(ctx context.Context, w http.ResponseWriter, _ openai.CreateSpeechRequest) {
-		s := tone(500, time.Second, 24000, 0.5)
-		writeChunked(w, s[:24000*3/10], 24000/50)
-		select {
-		case <-heard:
-		case <-ctx.Done():
-			return
-		case <-time.After(10 * time.Second):
-			return
-		}
-		writeChunked(w, s[24000*3/10:], 24000/50)
-	}
+	srv.HoldSpeech(300*time.Millisecond, heard)
 	rec := record(t, speakerSink+".monitor")
-	v := newVoice(t, testConfig(srv.url()))
+	v := newVoice(t, testConfig(srv.URL))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	from := rec.len()
-	p, err := v.Say(ctx, "agent-1", "streamed")
+	p, err := v.Say(ctx, "agent-1", "tone 500 1s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,13 +154,12 @@ func TestSayPlaysAsItStreams(t *testing.T) {
 	}
 }
 
-// Issue 5, item 5: while a message plays, Unmute silences the speaker
-// within 50 ms.
+// While a message plays, Unmute silences the speaker within 50 ms.
 func TestBargeIn(t *testing.T) {
 	needPulse(t)
-	srv := newSpeechServer(t)
+	srv := modeltest.New(t)
 	rec := record(t, speakerSink+".monitor")
-	v := newVoice(t, testConfig(srv.url()))
+	v := newVoice(t, testConfig(srv.URL))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	lat, p := bargeIn(t, ctx, v, rec)
@@ -241,19 +227,14 @@ func bargeIn(tb testing.TB, ctx context.Context, v *Voice, rec *recorder) (time.
 	return rec.arrival(off).Sub(t0), p
 }
 
-// Issue 5, item 4: speech played into the microphone while unmuted is
-// uploaded as WAV of the right length with speech in it, and the text
-// comes back.
+// Speech played into the microphone while unmuted is uploaded as WAV of the
+// right length with speech in it, and the text comes back.
 func TestMicSpeechTranscribed(t *testing.T) {
 	needPulse(t)
 	path, clipLen := espeakClip(t, "No, take the most recent repository instead.")
-	srv := newSpeechServer(t)
-	uploads := make(chan upload, 1)
-	srv.transcribe = func(u upload) (string, error) {
-		uploads <- u
-		return "no, take the most recent repository instead", nil
-	}
-	v := newVoice(t, testConfig(srv.url()))
+	srv := modeltest.New(t)
+	srv.Transcribe("no, take the most recent repository instead")
+	v := newVoice(t, testConfig(srv.URL))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := v.Unmute(ctx); err != nil {
@@ -267,13 +248,6 @@ func TestMicSpeechTranscribed(t *testing.T) {
 	if clip == nil || !clip.Speech {
 		t.Fatalf("clip %v: no speech detected", clip)
 	}
-	var u upload
-	select {
-	case u = <-uploads:
-	case <-ctx.Done():
-		t.Fatal("nothing uploaded")
-	}
-	checkUpload(t, u, clipLen)
 	select {
 	case tr := <-v.Transcripts():
 		if tr.Err != nil || tr.Text != "no, take the most recent repository instead" {
@@ -282,6 +256,7 @@ func TestMicSpeechTranscribed(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no transcript")
 	}
+	checkUpload(t, lastUpload(t, srv), clipLen)
 }
 
 func checkUpload(t *testing.T, u upload, clipLen time.Duration) {
@@ -311,13 +286,9 @@ func checkUpload(t *testing.T, u upload, clipLen time.Duration) {
 func TestOpenMicTranscribesWithoutMute(t *testing.T) {
 	needPulse(t)
 	path, clipLen := espeakClip(t, "Stop, that is the wrong page.")
-	srv := newSpeechServer(t)
-	uploads := make(chan upload, 4)
-	srv.transcribe = func(u upload) (string, error) {
-		uploads <- u
-		return "stop, that is the wrong page", nil
-	}
-	cfg := testConfig(srv.url())
+	srv := modeltest.New(t)
+	srv.Transcribe("stop, that is the wrong page")
+	cfg := testConfig(srv.URL)
 	cfg.OpenMic = true
 	v := newVoice(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -334,7 +305,7 @@ func TestOpenMicTranscribesWithoutMute(t *testing.T) {
 		if tr.Err != nil || tr.Text != "stop, that is the wrong page" {
 			t.Errorf("transcript %q, err %v", tr.Text, tr.Err)
 		}
-		checkUpload(t, <-uploads, clipLen)
+		checkUpload(t, lastUpload(t, srv), clipLen)
 	case <-ctx.Done():
 		t.Fatal("open mic delivered no transcript")
 	}
@@ -385,9 +356,9 @@ func TestOfflineSpeech(t *testing.T) {
 // next one play.
 func TestStopOneMessage(t *testing.T) {
 	needPulse(t)
-	srv := newSpeechServer(t)
+	srv := modeltest.New(t)
 	rec := record(t, speakerSink+".monitor")
-	v := newVoice(t, testConfig(srv.url()))
+	v := newVoice(t, testConfig(srv.URL))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	from := rec.len()
@@ -431,9 +402,9 @@ func TestStopOneMessage(t *testing.T) {
 	}
 }
 
-// Issue 5, item 6: with no sound server New fails at once with ErrNoAudio,
-// without crashing or hanging. The check runs in a child process whose
-// PULSE_SERVER points at a socket that does not exist.
+// With no sound server New fails at once with ErrNoAudio, without crashing
+// or hanging. The check runs in a child process whose PULSE_SERVER points at
+// a socket that does not exist.
 func TestNoSoundServer(t *testing.T) {
 	if os.Getenv("VOICE_NO_AUDIO_CHILD") == "1" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -15,6 +15,7 @@ import (
 	"vroom/app/runner"
 	"vroom/browser"
 	"vroom/internal/modeltest"
+	"vroom/internal/testkit"
 )
 
 // modelDelay is how long every scripted model answer takes in
@@ -66,8 +67,8 @@ func BenchmarkRunOverhead(b *testing.B) {
 		overheads = append(overheads, (wall - 5*modelDelay).Seconds())
 		spreads = append(spreads, spread.Seconds())
 	}
-	b.ReportMetric(median(overheads), "overhead-s")
-	b.ReportMetric(median(spreads), "start-spread-s")
+	b.ReportMetric(testkit.Median(overheads), "overhead-s")
+	b.ReportMetric(testkit.Median(spreads), "start-spread-s")
 }
 
 // runOverheadOnce runs the scripted task once as vroom run does (blank
@@ -132,16 +133,6 @@ func (f *firstCalls) spread() time.Duration {
 	return slices.MaxFunc(f.at, time.Time.Compare).Sub(slices.MinFunc(f.at, time.Time.Compare))
 }
 
-// median is the middle of xs (0 for none).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 // BenchmarkStartup measures `vroom run` from its start to the planner's
 // first model request (startup-s), as the command runs it: the settings
 // read, the key looked up in the system keyring (the test environment's
@@ -173,8 +164,8 @@ func BenchmarkStartup(b *testing.B) {
 			b.Log(err)
 		}
 	}
-	b.ReportMetric(median(startups), "startup-s")
-	b.ReportMetric(median(launches), "launch-s")
+	b.ReportMetric(testkit.Median(startups), "startup-s")
+	b.ReportMetric(testkit.Median(launches), "launch-s")
 }
 
 // startupOnce runs `vroom run` once with a real keyring and a browser of

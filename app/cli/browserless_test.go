@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"vroom/browser"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
+	"vroom/internal/testkit"
 )
 
 // browserlessDir is where make test installs browserless from npm.
@@ -38,7 +38,7 @@ func TestRemoteBrowserless(t *testing.T) {
 		spawns = append(spawns, map[string]any{"task": task, "url": s.URL + "/quote.html?name=" + n})
 		srv.Script("executor", apptest.QuoteExecutor(modeltest.SystemContains(task), 0, 0))
 	}
-	srv.Script("planner", apptest.PlannerScript(spawns...))
+	srv.Script("planner", modeltest.PlannerScript(spawns...))
 	ws := "ws://" + base.host + "?token=" + base.token
 	rr := startRemoteRun(t, srv, "get two quotes", "--max-agents", "2", "--browser", ws, "--browser", "http://"+base.host+"?token="+base.token)
 	pool := rr.pool(t)
@@ -62,7 +62,7 @@ func TestRemoteBrowserless(t *testing.T) {
 // browserlessServer is a running browserless: its host:port and token.
 type browserlessServer struct {
 	host, token string
-	log         *apptest.SyncBuffer
+	log         *testkit.LockedBuffer
 }
 
 // said is what browserless has printed so far.
@@ -93,10 +93,10 @@ func startBrowserless(t *testing.T) *browserlessServer {
 			t.Fatal(err)
 		}
 	}
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	var tok [8]byte
 	rand.Read(tok[:])
-	bs := &browserlessServer{host: "127.0.0.1:" + strconv.Itoa(port), token: hex.EncodeToString(tok[:]), log: &apptest.SyncBuffer{}}
+	bs := &browserlessServer{host: "127.0.0.1:" + strconv.Itoa(port), token: hex.EncodeToString(tok[:]), log: &testkit.LockedBuffer{}}
 	cmd := exec.Command(node, filepath.Join(pkg, "build", "index.js"))
 	cmd.Dir = browserlessDir
 	cmd.Env = append(env, "ROUTES="+routes, "HOST=127.0.0.1", "PORT="+strconv.Itoa(port), "TOKEN="+bs.token, "DEBUG=browserless*,-browserless*trace*")
@@ -111,7 +111,7 @@ func startBrowserless(t *testing.T) *browserlessServer {
 			t.Logf("browserless said:\n%s", apptest.Tail(bs.said(), 3000))
 		}
 	})
-	apptest.WaitFor(t, 60*time.Second, "browserless to answer", func() bool {
+	testkit.WaitFor(t, 60*time.Second, "browserless to answer", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		_, err := browser.ResolveEndpoint(ctx, "http://"+bs.host+"?token="+bs.token, &http.Client{})
@@ -141,15 +141,4 @@ func linkChromium(t *testing.T, node string, env []string) {
 	if err := os.Symlink(chrome, want); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// freePort is a loopback port nothing listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }

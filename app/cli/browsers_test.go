@@ -11,6 +11,7 @@ import (
 	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
+	"vroom/internal/testkit"
 )
 
 // TestRemoteSpread: `vroom run` with two remote
@@ -29,7 +30,7 @@ func TestRemoteSpread(t *testing.T) {
 		spawns = append(spawns, map[string]any{"task": task, "url": s.URL + "/quote.html?name=" + n})
 		srv.Script("executor", apptest.QuoteExecutor(modeltest.SystemContains(task), 0, 0))
 	}
-	srv.Script("planner", apptest.PlannerScript(spawns...))
+	srv.Script("planner", modeltest.PlannerScript(spawns...))
 	rr := startRemoteRun(t, srv, "get four quotes", "--max-agents", "4", "--browser", a.HTTP, "--browser", b.WS)
 	pool := rr.pool(t)
 	if code := rr.wait(t); code != 0 {
@@ -91,9 +92,9 @@ func TestRemoteEndpointKilled(t *testing.T) {
 		live = pool.Status()[1].Name
 	}
 	dead.Kill()
-	apptest.WaitFor(t, 20*time.Second, "alpha to fail", func() bool { return procOf(t, rr, "task alpha").State == agents.ProcFailed })
+	testkit.WaitFor(t, 20*time.Second, "alpha to fail", func() bool { return procOf(t, rr, "task alpha").State == agents.ProcFailed })
 	close(released)
-	apptest.WaitFor(t, 30*time.Second, "gamma to start", func() bool { return procOf(t, rr, "task gamma").Tab != "" })
+	testkit.WaitFor(t, 30*time.Second, "gamma to start", func() bool { return procOf(t, rr, "task gamma").Tab != "" })
 	gamma := procOf(t, rr, "task gamma")
 	if where := pool.Where(gamma.Tab); where != live {
 		t.Errorf("gamma's tab is in %q, want the live endpoint %q", where, live)
@@ -120,7 +121,7 @@ func killedPlanner(site string) modeltest.Step {
 		case !strings.Contains(made, "gamma") && strings.Contains(r.Text(), "tab is gone"):
 			return spawn("gamma")
 		case strings.Contains(made, "gamma") && strings.Contains(r.LastText(), `"running":[]`):
-			return apptest.Done("alpha lost its browser; "+apptest.Summaries(r), true)
+			return apptest.Done("alpha lost its browser; "+strings.Join(modeltest.Summaries(r.Text()), "; "), true)
 		case strings.Contains(made, "gamma"):
 			return apptest.Call("wait", "mode", "all")
 		}

@@ -14,6 +14,7 @@ import (
 
 	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
+	"vroom/internal/testenv"
 )
 
 // TestFaultRunBrowserKilled: `vroom run` as a real
@@ -33,7 +34,7 @@ func TestFaultRunBrowserKilled(t *testing.T) {
 	}})
 	r := startCLI(t, "sk-test-fault", nil, "run", "--json", "--profile", "persistent", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner", "get a quote")
 	r.await(t, working, 30*time.Second, "the executor calling the model")
-	died := apptest.KillChromium(t, filepath.Join(r.dir, "profile"))
+	died := testenv.KillChromium(t, filepath.Join(r.dir, "profile"))
 	err := r.wait(t, 10*time.Second)
 	took := r.exitedAt.Sub(died)
 	var ee *exec.ExitError

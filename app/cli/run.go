@@ -294,6 +294,10 @@ func (o runOptions) spec(env runEnv, b *browser.Browser, p *eventPrinter, stderr
 		EndOnBrowserLoss: true,
 		KeyHint:          "set OPENAI_API_KEY, or the key in the app's Settings",
 		FinishSpeech:     speechGrace,
+		Hints: agents.Hints{
+			LeaveSites:   func(host string) string { return "--allow-host " + host + " or --allow-any-host" },
+			Irreversible: "--allow-irreversible",
+		},
 	}
 }
 

@@ -84,7 +84,7 @@ func TestRunCommand(t *testing.T) {
 			t.Parallel()
 			s := apptest.NewSite(t)
 			srv := modeltest.New(t)
-			srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+			srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
 			srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 				n := r.ToolResults()
 				if n == 0 {
@@ -298,7 +298,7 @@ func TestRunCommandTypedCorrection(t *testing.T) {
 	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
 	const correction = "use the terms-free desk"
-	srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	var once sync.Once
@@ -334,7 +334,7 @@ func TestRunCommandVoice(t *testing.T) {
 	t.Parallel()
 	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "say hello", "url": s.URL + "/quote.html"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "say hello", "url": s.URL + "/quote.html"}))
 	srv.Script("executor",
 		modeltest.Step{Match: modeltest.ToolResults(0), Reply: apptest.Call("speak", "text", "hello from the quote desk")},
 		modeltest.Step{Match: modeltest.ToolResults(1), Reply: apptest.Done("said hello", true)})
@@ -395,7 +395,7 @@ func TestRunAstraCLI(t *testing.T) {
 		}
 		return "executor"
 	})
-	srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		n := r.ToolResults()
 		if n == 0 {

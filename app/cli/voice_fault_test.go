@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -29,32 +28,26 @@ import (
 
 // toneSpeech makes the speech endpoint answer each message with a tone:
 // the first of tones whose key the message contains.
-func toneSpeech(srv *modeltest.Server, tones map[string]tone) {
+func toneSpeech(srv *modeltest.Server, tones map[string]sound) {
 	srv.SetSpeech(func(r modeltest.SpeechRequest) []byte {
 		for k, tn := range tones {
 			if strings.Contains(r.Input, k) {
 				return tn.pcm()
 			}
 		}
-		return tone{freq: 300, d: 300 * time.Millisecond}.pcm()
+		return sound{freq: 300, d: 300 * time.Millisecond}.pcm()
 	})
 }
 
-// tone is a sine wave the speech endpoint plays for a message.
-type tone struct {
+// sound is a sine wave the speech endpoint plays for a message.
+type sound struct {
 	freq float64
 	d    time.Duration
 }
 
-// pcm renders the tone as s16le at the speech endpoint's rate.
-func (tn tone) pcm() []byte {
-	n := int(tn.d * modeltest.SpeechRate / time.Second)
-	var b bytes.Buffer
-	for i := range n {
-		v := int16(8000 * math.Sin(2*math.Pi*tn.freq*float64(i)/modeltest.SpeechRate))
-		binary.Write(&b, binary.LittleEndian, v)
-	}
-	return b.Bytes()
+// pcm renders the sound as s16le at the speech endpoint's rate.
+func (sn sound) pcm() []byte {
+	return modeltest.PCMBytes(modeltest.Tone(sn.freq, sn.d, modeltest.SpeechRate, 8000.0/math.MaxInt16))
 }
 
 // earRate and earWindow: the monitor is read in 10 ms windows, whose
@@ -186,7 +179,7 @@ func TestFaultVoiceLastMessageFinishes(t *testing.T) {
 	testenv.NeedPulse(t)
 	const long = 1500 * time.Millisecond
 	srv := modeltest.New(t)
-	toneSpeech(srv, map[string]tone{"last word": {freq: 700, d: long}})
+	toneSpeech(srv, map[string]sound{"last word": {freq: 700, d: long}})
 	srv.Then("planner", apptest.Call("speak", "text", "This is my last word."), apptest.Done("said it", true))
 	e := listenTone(t, "vroom_speaker.monitor", 700)
 	r := startVoiceRun(t, srv)
@@ -223,7 +216,7 @@ func TestFaultVoiceSecondInterruptQuits(t *testing.T) {
 	needBrowser(t)
 	testenv.NeedPulse(t)
 	srv := modeltest.New(t)
-	toneSpeech(srv, map[string]tone{"long story": {freq: 900, d: 20 * time.Second}})
+	toneSpeech(srv, map[string]sound{"long story": {freq: 900, d: 20 * time.Second}})
 	srv.Then("planner", apptest.Call("speak", "text", "Here is a long story."), modeltest.Slow(time.Minute, apptest.Done("never", true)))
 	e := listenTone(t, "vroom_speaker.monitor", 900)
 	r := startVoiceRun(t, srv)
@@ -281,7 +274,7 @@ func TestFaultSoundServerKilledMidMessage(t *testing.T) {
 	addr, kill := testenv.PrivatePulse(t, "fault_speaker")
 	server := "PULSE_SERVER=" + addr
 	srv := modeltest.New(t)
-	toneSpeech(srv, map[string]tone{"long story": {freq: 500, d: 20 * time.Second}, "afterwards": {freq: 800, d: time.Second}})
+	toneSpeech(srv, map[string]sound{"long story": {freq: 500, d: 20 * time.Second}, "afterwards": {freq: 800, d: time.Second}})
 	dead := make(chan struct{})
 	srv.Script("planner", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch n := r.ToolResults(); {

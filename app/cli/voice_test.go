@@ -62,7 +62,7 @@ func TestSpokenCorrectionReachesEveryone(t *testing.T) {
 	srv := modeltest.New(t)
 	const heard = "take the most recent repo"
 	srv.Transcribe(heard)
-	srv.Script("planner", apptest.PlannerScript(
+	srv.Script("planner", modeltest.PlannerScript(
 		map[string]any{"task": "find the most popular repo", "url": s.URL + "/quote.html"},
 		map[string]any{"task": "list its skills", "url": s.URL + "/quote.html"},
 	))
@@ -228,7 +228,7 @@ func TestNoSoundServerRunsTextOnly(t *testing.T) {
 	t.Parallel()
 	s := apptest.NewSite(t)
 	srv := modeltest.New(t)
-	srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "say hello", "url": s.URL + "/quote.html"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "say hello", "url": s.URL + "/quote.html"}))
 	srv.Script("executor",
 		modeltest.Step{Match: modeltest.ToolResults(0), Reply: apptest.Call("speak", "text", "hello from the quote desk")},
 		modeltest.Step{Match: modeltest.ToolResults(1), Reply: apptest.Done("said hello", true)})

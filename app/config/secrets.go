@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/zalando/go-keyring"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/zalando/go-keyring"
 )
 
 // Keyring service and user under which the API key is stored.

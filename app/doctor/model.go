@@ -160,9 +160,9 @@ func checkTranscription(ctx context.Context, st config.Settings, key string) (st
 // toneWAV is half a second of a quiet 440 Hz tone, 16 kHz mono.
 func toneWAV() []byte {
 	const rate, n = 16000, 8000
-	c := voice.Clip{Samples: make([]int16, n), Rate: rate}
-	for i := range c.Samples {
-		c.Samples[i] = int16(3000 * math.Sin(2*math.Pi*440*float64(i)/rate))
+	samples := make([]int16, n)
+	for i := range samples {
+		samples[i] = int16(3000 * math.Sin(2*math.Pi*440*float64(i)/rate))
 	}
-	return c.WAV()
+	return voice.WAV(samples, rate)
 }

@@ -57,7 +57,7 @@ func TestMCPRemoteEndpoints(t *testing.T) {
 		spawns = append(spawns, map[string]any{"task": task, "url": s.URL + "/quote.html?name=" + n})
 		h.srv.Script("executor", apptest.QuoteExecutor(modeltest.SystemContains(task), 0, 0))
 	}
-	h.srv.Script("planner", apptest.PlannerScript(spawns...))
+	h.srv.Script("planner", modeltest.PlannerScript(spawns...))
 	cs := h.connect(t, "stdio", nil)
 	out, _ := callRun(t, cs, map[string]any{"task": "get two quotes", "max_agents": 2})
 	if !out.Success || len(out.Agents) != 2 {

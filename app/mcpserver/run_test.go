@@ -12,6 +12,7 @@ import (
 	"vroom/agents"
 	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
+	"vroom/internal/testkit"
 )
 
 // run_task on a fixture site: the site served one quote, the result holds
@@ -53,7 +54,7 @@ func checkProgressOrder(t *testing.T, h *mcpHarness, id string) {
 	// The client handles notifications apart from the call's answer, so
 	// the last may still be on its way when the call returns.
 	end := "run " + id + ": done"
-	apptest.WaitFor(t, 5*time.Second, "the run's end as progress", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "the run's end as progress", func() bool {
 		return slices.ContainsFunc(h.messages(), func(m string) bool { return strings.HasPrefix(m, end) })
 	})
 	msgs := h.messages()
@@ -106,7 +107,7 @@ func TestMCPStopRun(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			h := newMCPHarness(t)
 			s := apptest.NewSite(t)
-			h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read the desk's page until told to stop", "url": s.URL + "/quote.html"}))
+			h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "read the desk's page until told to stop", "url": s.URL + "/quote.html"}))
 			h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 				return modeltest.Slow(100*time.Millisecond, apptest.Call("read_page"))
 			}})
@@ -126,7 +127,7 @@ func TestMCPStopRun(t *testing.T) {
 				done <- ended{out, err}
 			}()
 			id := ""
-			apptest.WaitFor(t, 30*time.Second, "the agent's first step", func() bool {
+			testkit.WaitFor(t, 30*time.Second, "the agent's first step", func() bool {
 				for _, m := range h.messages() {
 					if r, ok := strings.CutPrefix(m, "run "); ok && id == "" {
 						id, _, _ = strings.Cut(r, ":")

@@ -34,6 +34,7 @@ const (
 	KindAgentDone       ReplayKind = "agent_done"
 	KindModel           ReplayKind = "model" // bookkeeping (Detail)
 	KindReissued        ReplayKind = "reissued"
+	KindModelWait       ReplayKind = "model_wait"
 	KindNudge           ReplayKind = "nudge"
 	KindSalvaged        ReplayKind = "salvaged"
 	KindObserve         ReplayKind = "observe" // bookkeeping (Detail)

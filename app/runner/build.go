@@ -84,6 +84,10 @@ type RunSpec struct {
 	// KeyHint says where the person sets the API key; a refused key's
 	// failure ends with it.
 	KeyHint string
+	// Hints say, in the face's words, what would allow what a run with
+	// nobody to ask denies (vroom run's flags); zero fields take agents'
+	// neutral wording.
+	Hints agents.Hints
 	// FinishSpeech is how long Close lets the last message play before it
 	// closes the voice (0: it is cut at once).
 	FinishSpeech time.Duration
@@ -199,6 +203,7 @@ func runConfig(spec RunSpec, key string) agents.Config {
 		Model:     agents.NewModel(st.Model(key, hint)),
 		Policy:    runPolicy(spec, key), // policy.go: Settings' navigation under the face's own
 		Confirm:   spec.Confirm,
+		Hints:     spec.Hints,
 		Ask:       spec.Ask,
 		Budget:    budget,
 		MaxAgents: st.Budgets.MaxAgents,

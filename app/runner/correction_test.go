@@ -20,7 +20,7 @@ func TestUserCorrection(t *testing.T) {
 	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
 	const correction = "no, add Rust instead"
-	h.srv.Script("planner", apptest.PlannerScript(
+	h.srv.Script("planner", modeltest.PlannerScript(
 		map[string]any{"task": "add the skill Go", "url": s.URL + "/profile.html"},
 		map[string]any{"task": "open the profile and wait for instructions", "url": s.URL + "/profile.html"}))
 	var mu sync.Mutex
@@ -81,7 +81,7 @@ func TestUserCorrection(t *testing.T) {
 		t.Error("the planner never got the correction")
 	}
 	spawns := 0
-	for _, r := range h.log.Records(t) {
+	for _, r := range apptest.RunLog(t, h.log) {
 		if r.Event == agents.LogSpawn {
 			spawns++
 		}

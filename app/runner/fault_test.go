@@ -16,6 +16,7 @@ import (
 	"vroom/app/internal/apptest"
 	"vroom/browser"
 	"vroom/internal/modeltest"
+	"vroom/internal/testenv"
 )
 
 // Browser faults against a real Chromium of each test's own (never the
@@ -95,7 +96,7 @@ func newBrowserFault(t *testing.T) *browserFault {
 // kill kills the browser once.
 func (f *browserFault) kill(t testing.TB) {
 	select {
-	case f.killed <- apptest.KillChromium(t, f.profile):
+	case f.killed <- testenv.KillChromium(t, f.profile):
 	default:
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"vroom/agents"
 	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
+	"vroom/internal/testkit"
 )
 
 // The flows through real sites, end to end: real Chromium through the Tabs
@@ -180,7 +181,7 @@ func executorFunc(f *flowTally, next func(r *modeltest.Request) (int, modeltest.
 // runFlow runs one task in one executor at page and returns its tally.
 func runFlow(tb testing.TB, h *harness, task, page string, f *flowTally, next func(r *modeltest.Request) (int, modeltest.Reply)) agents.Result {
 	tb.Helper()
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": task, "url": page}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": task, "url": page}))
 	h.srv.Script("executor", executorFunc(f, next))
 	res := h.execute(tb, task)
 	if !res.Success {
@@ -416,7 +417,7 @@ func TestPlannerSeesAttachedTabs(t *testing.T) {
 		}
 		t.Cleanup(func() { tab.Close(context.WithoutCancel(ctx)) })
 		// The person attaches a tab they see: its page has loaded.
-		apptest.WaitFor(t, 10*time.Second, page+"'s title", func() bool { return tab.Info().Title == pages[page] })
+		testkit.WaitFor(t, 10*time.Second, page+"'s title", func() bool { return tab.Info().Title == pages[page] })
 		ids = append(ids, tab.ID())
 	}
 	h.srv.Script("planner", modeltest.Step{Reply: apptest.Done("looked", true)})

@@ -83,7 +83,7 @@ func TestSkimmerRefused(t *testing.T) {
 	// The person allowed paying up front (--allow-irreversible); nothing
 	// lets the card leave the site.
 	h := newHarness(t, func(c *agents.Config) { c.Policy.ConfirmLeaveOrigin, c.Policy.AllowIrreversible = true, true })
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "pay for Dune with card 4111111111111111", "url": s.URL + "/checkout"}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "pay for Dune with card 4111111111111111", "url": s.URL + "/checkout"}))
 	const card = "4111111111111111"
 	var afterCard string
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
@@ -116,7 +116,7 @@ func TestSkimmerRefused(t *testing.T) {
 		t.Fatalf("what the model read after typing the card:\n%s", afterCard)
 	}
 	denied := 0
-	for _, r := range h.log.Records(t) {
+	for _, r := range apptest.RunLog(t, h.log) {
 		if r.Event == agents.LogPolicyDenied && strings.Contains(r.Error, "a masked field's value") {
 			denied++
 		}

@@ -14,6 +14,7 @@ import (
 	"vroom/app/internal/apptest"
 	"vroom/browser"
 	"vroom/internal/modeltest"
+	"vroom/internal/testkit"
 )
 
 // harness is one run over the real browser and the scripted model.
@@ -21,7 +22,7 @@ type harness struct {
 	*agents.Run
 	srv  *modeltest.Server
 	tabs *Tabs
-	log  *apptest.SyncBuffer
+	log  *testkit.LockedBuffer
 }
 
 func newHarness(t testing.TB, edit func(*agents.Config)) *harness {
@@ -36,7 +37,7 @@ func newHarness(t testing.TB, edit func(*agents.Config)) *harness {
 		tabs.CloseOpened(cctx)
 		cancel()
 	})
-	buf := &apptest.SyncBuffer{}
+	buf := &testkit.LockedBuffer{}
 	cfg := agents.Config{
 		Model: agents.NewModel(agents.ModelConfig{BaseURL: srv.URL, APIKey: "sk-test-key",
 			Models:  map[agents.Role]string{agents.RolePlanner: "planner", agents.RoleExecutor: "executor"},

@@ -113,7 +113,7 @@ func TestBlogInjections(t *testing.T) {
 	t.Parallel()
 	b := newBlog(t)
 	h := newHarness(t, func(c *agents.Config) { c.Policy.ConfirmLeaveOrigin = true })
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "which sauce does the blog recommend?", "url": b.URL + "/blog.html"}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "which sauce does the blog recommend?", "url": b.URL + "/blog.html"}))
 	var first string
 	h.srv.Script("executor", obeyingExecutor(b, &first))
 	res := h.execute(t, "which sauce does the blog recommend?")
@@ -125,7 +125,7 @@ func TestBlogInjections(t *testing.T) {
 		t.Fatalf("the attacker got %q; %d accounts deleted", hits, deletes)
 	}
 	var refusals []string
-	for _, r := range h.log.Records(t) {
+	for _, r := range apptest.RunLog(t, h.log) {
 		if r.Event == agents.LogPolicyDenied {
 			refusals = append(refusals, r.Tool+": "+r.Error)
 		}
@@ -178,7 +178,7 @@ func TestNewTabLinkGuarded(t *testing.T) {
 	}))
 	t.Cleanup(site.Close)
 	h := newHarness(t, func(c *agents.Config) { c.Policy.ConfirmLeaveOrigin = true })
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "check the account page", "url": site.URL + "/account"}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "check the account page", "url": site.URL + "/account"}))
 	links := []string{"Verify your account", "Read the docs", "About us"}
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if n := r.ToolResults(); n < len(links) {
@@ -193,7 +193,7 @@ func TestNewTabLinkGuarded(t *testing.T) {
 		t.Fatalf("the attacker got %q", hits)
 	}
 	var refusals []string
-	for _, r := range h.log.Records(t) {
+	for _, r := range apptest.RunLog(t, h.log) {
 		if r.Event == agents.LogPolicyDenied {
 			refusals = append(refusals, r.Error)
 		}

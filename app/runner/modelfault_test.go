@@ -10,6 +10,7 @@ import (
 	"vroom/agents"
 	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
+	"vroom/internal/testkit"
 )
 
 // TestModelFaults: the model misbehaving in the ways real
@@ -65,7 +66,7 @@ func faultMalformedRepaired(t *testing.T) {
 	t.Parallel()
 	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
 	h.srv.Script("executor",
 		modeltest.Step{Match: modeltest.ToolResults(0), Reply: modeltest.MalformedArgs("click", `{"ref": "e`)},
 		modeltest.Step{Match: modeltest.ToolResults(1), Func: func(r *modeltest.Request) modeltest.Reply {
@@ -80,7 +81,7 @@ func faultMalformedRepaired(t *testing.T) {
 	if !res.Success {
 		t.Fatalf("%+v", res)
 	}
-	apptest.WaitFor(t, 5*time.Second, "the quote request", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "the quote request", func() bool {
 		var n int
 		s.State(func(s *apptest.Site) { n = s.Quotes })
 		return n == 1
@@ -92,7 +93,7 @@ func faultProseNudged(t *testing.T) {
 	t.Parallel()
 	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "get a quote", "url": s.URL + "/quote.html"}))
 	h.srv.Script("executor",
 		modeltest.Step{Times: 2, Match: modeltest.ToolResults(0), Func: func(r *modeltest.Request) modeltest.Reply {
 			if strings.Contains(r.LastText(), "only tool calls") {

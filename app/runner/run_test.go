@@ -14,6 +14,7 @@ import (
 	"vroom/app/internal/apptest"
 	"vroom/browser"
 	"vroom/internal/modeltest"
+	"vroom/internal/testkit"
 )
 
 // The runs here go end to end: the runtime in
@@ -41,7 +42,7 @@ func TestParallelExecutors(t *testing.T) {
 		}
 		h.srv.Script("planner",
 			modeltest.Step{Match: modeltest.ToolResults(0), Reply: modeltest.Calls(calls...)},
-			apptest.PlannerScript())
+			modeltest.PlannerScript())
 		for _, i := range which {
 			extra := 1
 			if i == 2 {
@@ -84,7 +85,7 @@ func TestParallelExecutors(t *testing.T) {
 	}
 	if testing.Verbose() {
 		var sb strings.Builder
-		agents.Replay(&sb, h.log.Records(t))
+		agents.Replay(&sb, apptest.RunLog(t, h.log))
 		t.Log(sb.String())
 	}
 	if took >= slowest*3/2 {
@@ -94,7 +95,7 @@ func TestParallelExecutors(t *testing.T) {
 
 	// Interleaving: the executors' steps are not one block per executor.
 	var order []string
-	for _, r := range h.log.Records(t) {
+	for _, r := range apptest.RunLog(t, h.log) {
 		if r.Event == "tool" && (len(order) == 0 || order[len(order)-1] != r.Agent) {
 			order = append(order, r.Agent)
 		}
@@ -126,7 +127,7 @@ func TestWaitAny(t *testing.T) {
 			mu.Unlock()
 			return apptest.Call("spawn", "task", "follow-up quote", "url", third.URL+"/quote.html")
 		}},
-		apptest.PlannerScript(),
+		modeltest.PlannerScript(),
 	)
 	h.srv.Script("executor",
 		apptest.QuoteExecutor(modeltest.SystemContains("Your task: fast quote"), 0, 0),
@@ -201,7 +202,7 @@ func TestAttachLoggedInTab(t *testing.T) {
 	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
 	tab := openUserTab(t, s.URL+"/login")
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "save the note 'buy milk' in my account", "tab": tab.ID()}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "save the note 'buy milk' in my account", "tab": tab.ID()}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		text, c := r.Text(), apptest.Calls(r)
 		switch {
@@ -286,7 +287,7 @@ func TestRetryOnSameTab(t *testing.T) {
 		}},
 		modeltest.Step{Match: modeltest.ToolResults(3), Reply: apptest.Call("wait", "mode", "all")},
 		modeltest.Step{Match: modeltest.ToolResults(4), Func: func(r *modeltest.Request) modeltest.Reply {
-			return apptest.Done("retried: "+apptest.Summaries(r), strings.Contains(r.LastText(), `"success":true`))
+			return apptest.Done("retried: "+strings.Join(modeltest.Summaries(r.Text()), "; "), strings.Contains(r.LastText(), `"success":true`))
 		}},
 	)
 	h.srv.Script("executor",
@@ -342,7 +343,7 @@ func TestUniqueSkills(t *testing.T) {
 	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
 	const pick = "add one skill from [Python, Go, Kubernetes] to the profile that no other agent added, and say which"
-	h.srv.Script("planner", apptest.PlannerScript(
+	h.srv.Script("planner", modeltest.PlannerScript(
 		map[string]any{"task": pick, "url": s.URL + "/profile.html"},
 		map[string]any{"task": pick + "; listen to the others first", "url": s.URL + "/profile.html"}))
 	heardBeforeTyping := false
@@ -422,7 +423,7 @@ func TestCanvasSpreadsheet(t *testing.T) {
 		return 40 + c*100 + 50, 30 + (r-1)*30 + 15
 	}
 	sawImage := false
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "fill B2=42, C3=17, A5=total", "url": s.URL + "/sheet.html"}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "fill B2=42, C3=17, A5=total", "url": s.URL + "/sheet.html"}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		n := r.ToolResults()
 		// Per cell: screenshot, click_at, type_focused, press Enter.
@@ -454,7 +455,7 @@ func TestCanvasSpreadsheet(t *testing.T) {
 	if !sawImage {
 		t.Error("no screenshot reached the model as an image")
 	}
-	apptest.WaitFor(t, 5*time.Second, "the last cell to reach the server", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "the last cell to reach the server", func() bool {
 		var n int
 		s.State(func(s *apptest.Site) { n = len(s.Cells) })
 		return n == len(want)
@@ -475,7 +476,7 @@ func TestStartNoticeNamesTheTitle(t *testing.T) {
 	t.Parallel()
 	s := apptest.NewSite(t)
 	h := newHarness(t, nil)
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read the quote page", "url": s.URL + "/quote.html"}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "read the quote page", "url": s.URL + "/quote.html"}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Reply: apptest.Done("read it", true)})
 	h.execute(t, "read the quote page")
 	var notices []string

@@ -40,7 +40,7 @@ func TestPlaceOrderNeedsConfirmation(t *testing.T) {
 				}
 			})
 			var answered string
-			for _, r := range h.log.Records(t) {
+			for _, r := range apptest.RunLog(t, h.log) {
 				if r.Event == agents.LogConfirmAnswered {
 					answered = r.Text
 				}
@@ -64,7 +64,7 @@ func TestFormNamesTheCommit(t *testing.T) {
 	s := apptest.NewSite(t)
 	var cf confirmations
 	h := newHarness(t, cf.answering(agents.Deny))
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "continue on the settings page", "url": s.URL + "/close.html"}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "continue on the settings page", "url": s.URL + "/close.html"}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if r.ToolResults() == 0 {
 			return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Continue"))
@@ -92,7 +92,7 @@ func TestInjectionBlocked(t *testing.T) {
 	// Another origin: same host, another port.
 	s.Attacker = attacker.URL
 	h := newHarness(t, func(c *agents.Config) { c.Policy.ConfirmLeaveOrigin = true })
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "mark the release notes as read", "url": s.URL + "/injection.html"}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "mark the release notes as read", "url": s.URL + "/injection.html"}))
 	var firstPrompt string
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch r.ToolResults() {
@@ -117,7 +117,7 @@ func TestInjectionBlocked(t *testing.T) {
 		}
 	})
 	var why string
-	for _, r := range h.log.Records(t) {
+	for _, r := range apptest.RunLog(t, h.log) {
 		if r.Event == agents.LogPolicyDenied {
 			why = r.Error
 		}

@@ -70,7 +70,7 @@ func TestWaitConditions(t *testing.T) {
 		{"", nil, []string{"until the page was idle"}},
 		{"", []any{"text", "Revenue down", "timeout_s", 1}, []string{`timed out after 1.0s: text "Revenue down" did not appear`}},
 	}
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read the report when it is ready", "url": s.URL + "/late.html"}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "read the report when it is ready", "url": s.URL + "/late.html"}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		n := r.ToolResults()
 		if n == len(waits) {
@@ -103,7 +103,7 @@ func TestWaitCutShortByCorrection(t *testing.T) {
 	s := newFlowSite(t)
 	h := newHarness(t, nil)
 	const said = "stop waiting, the report is late today"
-	h.srv.Script("planner", apptest.PlannerScript(map[string]any{"task": "read the report when it is ready", "url": s.URL + "/late.html"}))
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "read the report when it is ready", "url": s.URL + "/late.html"}))
 	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		if r.ToolResults() == 0 {
 			time.AfterFunc(2*releaseAfter, func() { h.Room().UserSays(said) })

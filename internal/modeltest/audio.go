@@ -2,6 +2,7 @@ package modeltest
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"time"
 )
@@ -9,7 +10,7 @@ import (
 // Tone returns d of a sine at freq Hz sampled at rate, with amplitude amp
 // (0..1 of full scale): a known signal tests can find again in a recording.
 func Tone(freq float64, d time.Duration, rate int, amp float64) []int16 {
-	n := int(d.Seconds() * float64(rate))
+	n := int(d * time.Duration(rate) / time.Second) // whole samples, no float rounding
 	out := make([]int16, n)
 	for i := range out {
 		out[i] = int16(amp * math.MaxInt16 * math.Sin(2*math.Pi*freq*float64(i)/float64(rate)))
@@ -44,4 +45,21 @@ func WAVBytes(pcm []byte, rate int) []byte {
 	binary.LittleEndian.PutUint32(b[40:], uint32(len(pcm)))
 	copy(b[header:], pcm)
 	return b
+}
+
+// ToneSpeech is the speech endpoint's default audio: for an input
+// "tone <hz> <duration>" (say "tone 440 800ms") that tone at half of full
+// scale, so a test can find each message again by pitch and length in what
+// the speaker played; for any other input about 60 ms of 440 Hz a
+// character, as long as speech would be.
+func ToneSpeech(r SpeechRequest) []byte {
+	var freq float64
+	var ds string
+	if _, err := fmt.Sscanf(r.Input, "tone %g %s", &freq, &ds); err == nil {
+		if d, err := time.ParseDuration(ds); err == nil {
+			return PCMBytes(Tone(freq, d, SpeechRate, 0.5))
+		}
+	}
+	d := time.Duration(len(r.Input)) * 60 * time.Millisecond
+	return PCMBytes(Tone(440, d, SpeechRate, 0.5))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"time"
 )
 
 // listModels answers GET /v1/models.
@@ -42,7 +43,7 @@ func (s *Server) speak(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.speeches = append(s.speeches, req)
-	gen, def := s.speech, s.speechFmt
+	gen, def, hold := s.speech, s.speechFmt, s.hold
 	s.changed()
 	s.mu.Unlock()
 
@@ -55,26 +56,53 @@ func (s *Server) speak(w http.ResponseWriter, r *http.Request) {
 		format = WAV
 	}
 	var audio []byte
+	held := -1 // the byte offset where the reply is held back, if it is
+	if hold.release != nil {
+		held = int(hold.after*SpeechRate/time.Second) * 2
+	}
 	if format == WAV {
 		w.Header().Set("Content-Type", "audio/wav")
 		audio = WAVBytes(pcm, SpeechRate)
+		if held >= 0 {
+			held += len(audio) - len(pcm)
+		}
 	} else {
 		w.Header().Set("Content-Type", "audio/pcm")
 		audio = pcm
 	}
-	// Stream in 20 ms pieces so a client can start playing on the first.
+	if held < 0 || held > len(audio) {
+		streamAudio(w, r, audio)
+		return
+	}
+	if !streamAudio(w, r, audio[:held]) {
+		return
+	}
+	select {
+	case <-hold.release:
+		streamAudio(w, r, audio[held:])
+	case <-r.Context().Done():
+	}
+}
+
+// streamAudio writes audio in 20 ms pieces, flushing each, so a client can
+// start playing on the first; it reports whether all of it went out.
+func streamAudio(w http.ResponseWriter, r *http.Request, audio []byte) bool {
 	flusher, _ := w.(http.Flusher)
 	const piece = SpeechRate / 50 * 2
-	for len(audio) > 0 && r.Context().Err() == nil {
+	for len(audio) > 0 {
+		if r.Context().Err() != nil {
+			return false
+		}
 		n := min(piece, len(audio))
 		if _, err := w.Write(audio[:n]); err != nil {
-			return
+			return false
 		}
 		if flusher != nil {
 			flusher.Flush()
 		}
 		audio = audio[n:]
 	}
+	return true
 }
 
 func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {

@@ -61,6 +61,10 @@ type Reply struct {
 	// whole before the next opens, as OpenAI sends them. (Chat
 	// Completions always interleaves by index.)
 	Interleave bool
+	// StallAfter, when positive, sends that many streamed chunks and then
+	// nothing more, holding the connection open until the client leaves:
+	// a server that stops mid-reply.
+	StallAfter int
 	// TruncateAt, when positive, cuts the reply after that many bytes of
 	// content plus arguments, as a model hitting max_tokens does, and sets
 	// finish_reason to "length".
@@ -122,6 +126,13 @@ func ServerError() Reply {
 // Slow returns r delayed by d.
 func Slow(d time.Duration, r Reply) Reply {
 	r.Delay = d
+	return r
+}
+
+// Stalled returns r cut off after n streamed chunks by a server that then
+// goes silent without closing the stream.
+func Stalled(n int, r Reply) Reply {
+	r.StallAfter = n
 	return r
 }
 

@@ -118,6 +118,7 @@ type Server struct {
 	uploads   []Upload
 	speech    func(SpeechRequest) []byte
 	speechFmt SpeechFormat
+	hold      speechHold
 	texts     []string
 	models    []string
 	key       string
@@ -147,11 +148,7 @@ func New(tb testing.TB) *Server {
 		notify: make(chan struct{}),
 	}
 	s.roleOf = defaultRoleOf
-	s.speech = func(r SpeechRequest) []byte {
-		// About 60 ms of tone a character, like speech, 440 Hz.
-		d := time.Duration(len(r.Input)) * 60 * time.Millisecond
-		return PCMBytes(Tone(440, d, SpeechRate, 0.5))
-	}
+	s.speech = ToneSpeech
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL + "/v1"
 	tb.Cleanup(s.Close)
@@ -218,7 +215,8 @@ func (s *Server) RequireKey(key string) {
 	s.key = key
 }
 
-// SetSpeech replaces the audio the speech endpoint returns: f gives the
+// SetSpeech replaces the audio the speech endpoint returns (ToneSpeech by
+// default): f gives the
 // samples' bytes as raw PCM s16le at SpeechRate; the server wraps them in
 // WAV when asked.
 func (s *Server) SetSpeech(f func(SpeechRequest) []byte) {
@@ -234,6 +232,22 @@ func (s *Server) SetSpeechFormat(f SpeechFormat) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.speechFmt = f
+}
+
+// speechHold holds a speech reply back part way (see HoldSpeech).
+type speechHold struct {
+	after   time.Duration
+	release <-chan struct{}
+}
+
+// HoldSpeech makes the speech endpoint send the first after of each
+// reply's audio and hold the rest back until release is closed (or the
+// request ends), as a provider still synthesizing does: a test can check
+// that playback starts before the body ends.
+func (s *Server) HoldSpeech(after time.Duration, release <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hold = speechHold{after: after, release: release}
 }
 
 // Transcribe queues texts the transcription endpoint returns, one per
@@ -365,7 +379,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	includeUsage := req.Chat.StreamOptions != nil && req.Chat.StreamOptions.IncludeUsage
-	streamCompletion(w, r, id, req.Chat.Model, content, calls, finish, usage, includeUsage, reply.ChunkSize)
+	streamCompletion(w, r, id, req.Chat.Model, content, calls, finish, usage, includeUsage, reply.ChunkSize, reply.StallAfter)
 }
 
 // usageOf is the reply's usage: scripted, or estimated from the request

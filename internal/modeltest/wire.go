@@ -61,27 +61,15 @@ func writeCompletion(w http.ResponseWriter, id, model, content string, calls []T
 }
 
 func streamCompletion(w http.ResponseWriter, r *http.Request, id, model, content string, calls []ToolCall,
-	finish string, usage openai.Usage, includeUsage bool, chunk int) {
+	finish string, usage openai.Usage, includeUsage bool, chunk, stallAfter int) {
 	if chunk <= 0 {
 		chunk = 7
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	flusher, _ := w.(http.Flusher)
-	send := func(c wireCompletion) bool {
-		if r.Context().Err() != nil {
-			return false
-		}
-		c.ID, c.Object, c.Created, c.Model = id, "chat.completion.chunk", time.Now().Unix(), model
-		b, _ := json.Marshal(c)
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
-	}
+	cw := &chunkWriter{w: w, r: r, id: id, model: model, stallAfter: stallAfter}
+	cw.flusher, _ = w.(http.Flusher)
+	send := cw.send
 	delta := func(d *wireMessage) wireCompletion {
 		return wireCompletion{Choices: []wireChoice{{Delta: d}}}
 	}
@@ -134,9 +122,41 @@ func streamCompletion(w http.ResponseWriter, r *http.Request, id, model, content
 		}
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
-	if flusher != nil {
-		flusher.Flush()
+	if cw.flusher != nil {
+		cw.flusher.Flush()
 	}
+}
+
+// chunkWriter sends a stream's chunks as server-sent events, and plays a
+// server that goes silent after stallAfter of them.
+type chunkWriter struct {
+	w          http.ResponseWriter
+	r          *http.Request
+	flusher    http.Flusher
+	id, model  string
+	sent       int
+	stallAfter int
+}
+
+// send writes one chunk; false when the client has gone (or the server
+// has gone silent and the client then left).
+func (cw *chunkWriter) send(c wireCompletion) bool {
+	if cw.r.Context().Err() != nil {
+		return false
+	}
+	if cw.sent++; cw.stallAfter > 0 && cw.sent > cw.stallAfter {
+		<-cw.r.Context().Done() // silent, the stream left open
+		return false
+	}
+	c.ID, c.Object, c.Created, c.Model = cw.id, "chat.completion.chunk", time.Now().Unix(), cw.model
+	b, _ := json.Marshal(c) // wire types always marshal
+	if _, err := fmt.Fprintf(cw.w, "data: %s\n\n", b); err != nil {
+		return false
+	}
+	if cw.flusher != nil {
+		cw.flusher.Flush()
+	}
+	return true
 }
 
 func split(s string, n int) []string {

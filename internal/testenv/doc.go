@@ -6,7 +6,8 @@
 // a test, MainMissing for a TestMain; every package's tests use them
 // rather than reading the environment themselves. For the fault tests it
 // also gives a test real components of its own, to kill: a private
-// PulseAudio (PrivatePulse) and the Chromium on a profile (ChromiumPID).
+// PulseAudio (PrivatePulse) and the Chromium on a profile (ChromiumPID,
+// KillChromium).
 //
 // It imports nothing else from Vroom; only tests may import it. Chromium
 // is found by browser.FindChrome alone, so tests drive the browser the app

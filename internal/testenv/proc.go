@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+	"testing"
+	"time"
 )
 
 // ChromiumPID finds the main Chromium process running on the profile
@@ -34,4 +37,23 @@ func ChromiumPID(profile string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("find chromium: no process on %s", profile)
+}
+
+// KillChromium SIGKILLs the main Chromium on profile, as a crash would end
+// it, and returns when. It reports a failure with Errorf rather than
+// Fatalf, so the goroutine that does the killing may be one the test
+// started (a tab provider killing mid-call); the time returned then is
+// now.
+func KillChromium(tb testing.TB, profile string) time.Time {
+	tb.Helper()
+	pid, err := ChromiumPID(profile)
+	if err != nil {
+		tb.Error(err)
+		return time.Now()
+	}
+	at := time.Now()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		tb.Errorf("kill chromium %d: %v", pid, err)
+	}
+	return at
 }

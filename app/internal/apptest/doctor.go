@@ -2,6 +2,7 @@ package apptest
 
 import (
 	"testing"
+
 	"vroom/internal/modeltest"
 )
 

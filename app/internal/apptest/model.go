@@ -34,37 +34,10 @@ func Calls(r *modeltest.Request) string {
 	return b.String()
 }
 
-// PlannerScript spawns one executor per spawn argument list, then waits for
-// all and finishes with the executors' summaries.
-func PlannerScript(spawns ...map[string]any) modeltest.Step {
-	return modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
-		n := r.ToolResults()
-		if n < len(spawns) {
-			return modeltest.Call("spawn", spawns[n])
-		}
-		last := r.LastText()
-		if strings.Contains(last, `"running":[]`) {
-			return Done("all finished: "+Summaries(r), !strings.Contains(r.Text(), `"success":false`))
-		}
-		return Call("wait", "mode", "all")
-	}}
-}
-
-var summaryRE = regexp.MustCompile(`"summary":"([^"]*)"`)
-
-// Summaries joins the agents' summaries the request's tool results hold.
-func Summaries(r *modeltest.Request) string {
-	var out []string
-	for _, m := range summaryRE.FindAllStringSubmatch(r.Text(), -1) {
-		out = append(out, m[1])
-	}
-	return strings.Join(out, "; ")
-}
-
 // ScriptBuyer scripts a run whose one executor clicks the shop fixture's
 // "Place order" and then reports honestly whether the click was refused.
 func ScriptBuyer(srv *modeltest.Server, s *Site) {
-	srv.Script("planner", PlannerScript(map[string]any{"task": "buy the mug in the cart", "url": s.URL + "/shop.html"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "buy the mug in the cart", "url": s.URL + "/shop.html"}))
 	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
 		switch {
 		case r.ToolResults() == 0:

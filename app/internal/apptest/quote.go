@@ -2,6 +2,7 @@ package apptest
 
 import (
 	"time"
+
 	"vroom/internal/modeltest"
 )
 
@@ -9,6 +10,6 @@ import (
 // one agent, which clicks "Get quote", reads until the quote shows and
 // reports it.
 func ScriptQuote(srv *modeltest.Server, s *Site, delay time.Duration) {
-	srv.Script("planner", PlannerScript(map[string]any{"task": "get a quote from the desk", "url": s.URL + "/quote.html?name=North"}))
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "get a quote from the desk", "url": s.URL + "/quote.html?name=North"}))
 	srv.Script("executor", QuoteExecutor(modeltest.Any(), delay, 1))
 }

@@ -1,10 +1,13 @@
 // The UI's one store: tabs, the run, its agents, the room, the cards, the
-// microphone's level, Go's notices and the replay player, kept current by
+// microphone, Go's notices and the replay player, kept current by
 // the Go side's events. Components read it; only its methods change it,
 // which the type they see (Frozen) enforces: writing a field from a
 // component does not type-check.
 import { api, type TabInfo, type RunView, type ProcInfo, type Entry, type Card, type FloorState, type StepInfo, type Usage, type RunSummary } from './api'
-import { browserClock, ReplayPlayer } from './replay.svelte'
+import { attempt } from './errors'
+import { Mic } from './mic.svelte'
+import { browserClock } from './playback'
+import { ReplayPlayer } from './replay.svelte'
 
 /** A tile's last step, shown under its sub-task. */
 export interface LastStep {
@@ -38,8 +41,6 @@ class Desk {
   cards: Card[] = $state([])
   /** muted are the agents whose voices the person muted in this run. */
   muted: string[] = $state([])
-  /** micLevel is the open microphone's level, 0 to 1, as Go pushes it (0 when closed). */
-  micLevel = $state(0)
   history: RunSummary[] = $state([])
   /** showRun keeps a finished run's tiles up until the person dismisses them. */
   showRun = $state(false)
@@ -52,6 +53,8 @@ class Desk {
   readonly replay = new ReplayPlayer(browserClock)
 
   running = $derived(this.run?.state === 'running')
+  /** mic is the person's microphone and push-to-talk, open only within the running run. */
+  readonly mic = new Mic(api, () => (this.running ? (this.run?.id ?? '') : ''))
 
   private started = false
 
@@ -92,13 +95,11 @@ class Desk {
     api.on('voice:muted', (m) => {
       if (m.run_id === this.run?.id) this.muted = m.agents ?? []
     })
-    api.on('mic:level', (m) => {
-      this.micLevel = m.level
-    })
+    api.on('mic:level', (m) => this.mic.heard(m.level))
     api.on('app:notice', (text) => {
       this.notice = text
     })
-    try {
+    await attempt((m) => (this.error = m), async () => {
       const b = await api.browserState()
       this.browserReady = b.ready
       this.browserError = b.error ?? ''
@@ -107,9 +108,7 @@ class Desk {
       if (r) this.setRun(r)
       this.cards = (await api.cards()) ?? []
       await this.loadHistory()
-    } catch (e) {
-      this.error = (e as Error).message
-    }
+    })
   }
 
   async refreshTabs() {

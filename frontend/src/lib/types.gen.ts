@@ -75,7 +75,7 @@ export interface Entry {
 export type EntryKind = "answer" | "correction" | "notice" | "speech"
 
 /** agents.EventKind */
-export type EventKind = "ask" | "confirm" | "floor" | "process" | "run" | "step" | "transcript" | "usage"
+export type EventKind = "ask" | "confirm" | "floor" | "model_wait" | "process" | "run" | "step" | "transcript" | "usage"
 
 /** Events maps each namespaced Go → UI event to its payload. */
 export interface Events {
@@ -127,6 +127,17 @@ export interface LocalServer {
 /** app.MicLevel */
 export interface MicLevel {
   level: number
+}
+
+/** agents.ModelWait */
+export interface ModelWait {
+  agent: string
+  role: Role
+  reason: string
+  wait_s?: number
+  attempt?: number
+  retries?: number
+  done?: boolean
 }
 
 /** app.MutedView */
@@ -214,7 +225,10 @@ export interface ReplayEntry {
 }
 
 /** runlog.ReplayKind */
-export type ReplayKind = "agent_done" | "answer" | "ask" | "budget" | "confirm_answered" | "confirm_asked" | "correction" | "error" | "floor" | "hand_back" | "interrupted" | "kill" | "killed" | "model" | "notice" | "nudge" | "observe" | "reassign" | "refused" | "reissued" | "run_done" | "run_start" | "salvaged" | "skipped" | "spawn" | "speech" | "speech_muted" | "tabs_closed" | "take_over" | "tool" | "wait"
+export type ReplayKind = "agent_done" | "answer" | "ask" | "budget" | "confirm_answered" | "confirm_asked" | "correction" | "error" | "floor" | "hand_back" | "interrupted" | "kill" | "killed" | "model" | "model_wait" | "notice" | "nudge" | "observe" | "reassign" | "refused" | "reissued" | "run_done" | "run_start" | "salvaged" | "skipped" | "spawn" | "speech" | "speech_muted" | "tabs_closed" | "take_over" | "tool" | "wait"
+
+/** agents.Role */
+export type Role = "executor" | "planner" | "vision"
 
 /** agents.Event, its Data's type following its Kind. */
 export type RoomEvent =
@@ -226,6 +240,7 @@ export type RoomEvent =
   | { seq: number; at: string; kind: "confirm"; agent?: string; data: Confirmation }
   | { seq: number; at: string; kind: "ask"; agent?: string; data: Question }
   | { seq: number; at: string; kind: "run"; agent?: string; data: RunInfo }
+  | { seq: number; at: string; kind: "model_wait"; agent?: string; data: ModelWait }
 
 /** agents.RunInfo */
 export interface RunInfo {

@@ -2,151 +2,29 @@ package agents
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 )
 
-// Class is how much harm an action can do.
-type Class int
-
-// Action classes (seed 004): read freely, write within budget, and
-// irreversible only with the person's approval.
-const (
-	Read Class = iota
-	Write
-	Irreversible
-)
-
-func (c Class) String() string {
-	switch c {
-	case Read:
-		return "read"
-	case Write:
-		return "write"
-	case Irreversible:
-		return "irreversible"
-	}
-	return fmt.Sprintf("Class(%d)", int(c))
-}
-
-var (
-	// Words on a control that commit something the person cannot undo.
-	dangerRE = regexp.MustCompile(`(?i)\b(pay|payment|buy|purchase|order|checkout|check out|delete|remove|send|post|publish|submit order|transfer|confirm purchase|unsubscribe|donate|book now)\b`)
-	// Pages where any commit is a payment.
-	dangerURLRE = regexp.MustCompile(`(?i)(checkout|payment|/pay\b|/pay/|billing|/cart/confirm)`)
-)
-
-// Classify classes action a on target t, with the reason.
-func Classify(a Action, t Target) (Class, string) {
-	switch a.Kind {
-	case ActScroll, ActNavigate, ActBack, "screenshot", "read_page":
-		// Navigation is read-only; where it may go is the navigation
-		// policy's business.
-		return Read, ""
-	case ActType, ActTypeFocused, ActSelect:
-		if !a.Submit {
-			return Write, ""
-		}
-	}
-	commits := a.Kind == ActClick || a.Kind == ActClickAt || a.Submit ||
-		(a.Kind == ActPress && strings.EqualFold(a.Key, "Enter"))
-	if !commits {
-		return Write, ""
-	}
-	if m := dangerRE.FindString(t.Name); m != "" && a.Kind != ActType {
-		return Irreversible, fmt.Sprintf("the control %q says %q", t.Name, strings.ToLower(m))
-	}
-	if t.Role == "button" || t.Role == "" || a.Submit || a.Kind == ActPress {
-		if m := dangerRE.FindString(t.Form); m != "" {
-			return Irreversible, fmt.Sprintf("it submits the form %q (%s)", t.Form, strings.ToLower(m))
-		}
-	}
-	if t.Role != "link" && dangerURLRE.MatchString(t.URL) {
-		return Irreversible, fmt.Sprintf("it commits on a payment page (%s)", t.URL)
-	}
-	return Write, ""
-}
-
-// Decision is the person's answer to a confirmation.
-type Decision int
-
-// Answers to a confirmation.
-const (
-	Deny Decision = iota
-	AllowOnce
-	AllowForRun
-)
-
-func (d Decision) String() string {
-	switch d {
-	case Deny:
-		return "deny"
-	case AllowOnce:
-		return "allow once"
-	case AllowForRun:
-		return "allow for this run"
-	}
-	return fmt.Sprintf("Decision(%d)", int(d))
-}
-
-// Confirmation asks the person to approve an action, shown verbatim.
-type Confirmation struct {
-	Agent  string `json:"agent"`
-	Action string `json:"action"` // verbatim
-	Target string `json:"target"`
-	Reason string `json:"reason"`
-	URL    string `json:"url,omitempty"`
-}
-
-// Confirmer asks the person. It blocks until they answer or ctx ends.
-type Confirmer interface {
-	Confirm(ctx context.Context, c Confirmation) (Decision, error)
-}
-
-// ConfirmFunc adapts a function to Confirmer.
-type ConfirmFunc func(ctx context.Context, c Confirmation) (Decision, error)
-
-// Confirm calls f.
-func (f ConfirmFunc) Confirm(ctx context.Context, c Confirmation) (Decision, error) { return f(ctx, c) }
-
-// Policy is a run's safety policy.
-type Policy struct {
-	// Allow, when not empty, is the only hosts navigation may reach (a
-	// host pattern, see ValidateHost, matches itself and its subdomains).
-	Allow []string
-	// Block lists hosts navigation may never reach.
-	Block []string
-	// ConfirmLeaveOrigin asks the person before an agent leaves the run's
-	// sites (headless: denies it unless AllowAnyHost). The sites are Sites,
-	// the origins of the tabs the run was given or started on, the hosts
-	// the task names, and the hosts the person allowed during the run.
-	ConfirmLeaveOrigin bool
-	// Sites are host patterns the run starts with: the hosts the task
-	// names, the attached tabs' hosts, and vroom run's --allow-host.
-	Sites []string
-	// AllowAnyHost lets agents leave the run's sites without asking
-	// (vroom run --allow-any-host). It never lifts the exfiltration guard.
-	AllowAnyHost bool
-	// Secrets are values that never leave the run's sites without the
-	// person, whatever else allows it: the API key.
-	Secrets []string
-	// AllowIrreversible approves irreversible actions without asking
-	// (vroom run --allow-irreversible).
-	AllowIrreversible bool
-}
-
-// ErrDenied is returned for an action the policy or the person refused.
-var ErrDenied = errors.New("denied")
+// The safety gate: one per run (and one per TabGuard), it applies the
+// run's Policy where harm can be done — to a destination an agent chose
+// before the browser goes there (navigation, destination), to an action on
+// its target (action), and to each request the browser holds for it
+// (request, scriptRequest) — with the block and allow lists, the run's
+// sites as they grow, and the person's answers. What of the person's data
+// a request carries is the exfiltration detection's (exfil.go).
 
 // gate applies a Policy for one run, remembering "allow for this run" and
 // the run's sites as they grow.
 type gate struct {
 	policy  Policy
 	confirm Confirmer // nil: headless, deny what needs asking
+	hints   Hints     // what the face says would allow what headless denies
+
+	allow []hostPattern // the policy's Allow, parsed
+	block []hostPattern // the policy's Block, parsed
 
 	mu      sync.Mutex
 	sites   []hostPattern   // the run's sites, in the order they joined
@@ -156,15 +34,8 @@ type gate struct {
 }
 
 func newGate(p Policy, c Confirmer) *gate {
-	g := &gate{policy: p, confirm: c, allowed: map[string]bool{}, passes: map[string]int{}, seen: newPersonal(p.Secrets)}
-	for _, s := range p.Sites {
-		// The faces validate patterns before a run starts (ValidateHost);
-		// one that slipped through names no site rather than every one.
-		if hp, err := parseHost(s); err == nil {
-			g.sites = append(g.sites, hp)
-		}
-	}
-	return g
+	return &gate{policy: p, confirm: c, allowed: map[string]bool{}, passes: map[string]int{}, seen: newPersonal(p.Secrets),
+		allow: parseHosts(p.Allow), block: parseHosts(p.Block), sites: parseHosts(p.Sites)}
 }
 
 // Policy returns the run's policy, as its faces built it.
@@ -179,12 +50,6 @@ func (r *Run) Sites() []string {
 		out[i] = s.String()
 	}
 	return out
-}
-
-func hostMatches(host, pattern string) bool {
-	pattern = strings.ToLower(strings.TrimPrefix(pattern, "*."))
-	host = strings.ToLower(host)
-	return host == pattern || strings.HasSuffix(host, "."+pattern)
 }
 
 func originOf(raw string) string {
@@ -225,12 +90,7 @@ func (g *gate) inSites(u *url.URL) bool {
 		g.sites = append(g.sites, originSite(u))
 		return true
 	}
-	for _, s := range g.sites {
-		if s.matches(u) {
-			return true
-		}
-	}
-	return false
+	return matchesAny(g.sites, u)
 }
 
 // hasSites reports whether the run has a site yet.
@@ -256,20 +116,12 @@ func (g *gate) sitesText() string {
 
 // lists applies the block and allow lists to u.
 func (g *gate) lists(raw string, u *url.URL) error {
-	host := u.Hostname()
-	for _, b := range g.policy.Block {
-		if hostMatches(host, b) {
-			return fmt.Errorf("navigate to %s: %w: %s is on the block list", raw, ErrDenied, host)
-		}
+	if matchesAny(g.block, u) {
+		return fmt.Errorf("navigate to %s: %w: %s is on the block list", raw, ErrDenied, u.Host)
 	}
-	if len(g.policy.Allow) > 0 && u.Scheme != "about" {
-		ok := false
-		for _, a := range g.policy.Allow {
-			ok = ok || hostMatches(host, a)
-		}
-		if !ok {
-			return fmt.Errorf("navigate to %s: %w: %s is not on the allow list", raw, ErrDenied, host)
-		}
+	// An allow list of malformed entries alone still allows nothing.
+	if len(g.policy.Allow) > 0 && u.Scheme != "about" && !matchesAny(g.allow, u) {
+		return fmt.Errorf("navigate to %s: %w: %s is not on the allow list", raw, ErrDenied, u.Host)
 	}
 	return nil
 }
@@ -277,7 +129,7 @@ func (g *gate) lists(raw string, u *url.URL) error {
 // navigation checks a destination an agent or the planner chose, before
 // the browser goes there: the lists, the exfiltration guard and the rule
 // on leaving the run's sites. What the person approves here passes the
-// request guard once (request, in exfil.go), so they are asked once.
+// request guard once (request, below), so they are asked once.
 func (g *gate) navigation(ctx context.Context, agent, raw string) error {
 	if err := g.destination(ctx, agent, raw); err != nil {
 		return err
@@ -321,7 +173,7 @@ func (g *gate) outside(ctx context.Context, c Confirmation, u *url.URL, found []
 		return nil
 	}
 	c.Reason = "it leaves " + g.sitesText()
-	d, err := g.ask(ctx, c, false, "headless runs deny it unless --allow-host "+u.Host+" or --allow-any-host")
+	d, err := g.ask(ctx, c, false, "headless runs deny it unless "+g.hints.leaveSites(u.Host))
 	if err == nil && d == AllowForRun {
 		g.addSite(originSite(u))
 	}
@@ -358,7 +210,7 @@ func (g *gate) action(ctx context.Context, agent string, a Action, t Target) (Cl
 	}
 	target := strings.TrimSpace(t.Role + " " + fmt.Sprintf("%q", t.Name))
 	_, err := g.ask(ctx, Confirmation{Agent: agent, Action: a.String(), Target: target, Reason: reason, URL: t.URL},
-		g.policy.AllowIrreversible, "headless runs deny unless --allow-irreversible")
+		g.policy.AllowIrreversible, "headless runs deny unless "+g.hints.irreversible())
 	return class, err
 }
 
@@ -394,4 +246,82 @@ func (g *gate) ask(ctx context.Context, c Confirmation, bypass bool, headless st
 		return d, nil
 	}
 	return Deny, fmt.Errorf("%s: %w by the user (%s)", c.Action, ErrDenied, c.Reason)
+}
+
+// request checks a document request the agent's tab is about to send (the
+// browser holds it meanwhile): approved navigations pass once, the lists
+// apply, and off the run's sites the person's data may not go without
+// them. extra are the tab's cookies and masked values, read before the
+// action: while a navigation is held, the page cannot answer.
+func (g *gate) request(ctx context.Context, agent string, extra []Secret, r Request) error {
+	if r.Script {
+		return g.scriptRequest(ctx, agent, extra, r)
+	}
+	if r.Method == "" || r.Method == "GET" {
+		if g.takePass(r.URL) {
+			return nil
+		}
+	}
+	u, err := url.Parse(r.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		// about:, data: and the browser's own pages reach no server.
+		return nil
+	}
+	if err := g.lists(r.URL, u); err != nil {
+		return err
+	}
+	if g.inSites(u) {
+		return nil
+	}
+	verb := "navigate to "
+	switch {
+	case r.Method == "POST":
+		verb = "send a form to "
+	case r.Redirect:
+		verb = "follow a redirect to "
+	}
+	found := g.seen.leaks(r.URL, r.Body, extra)
+	shown := masked(r.URL, found)
+	c := Confirmation{Agent: agent, Action: verb + shown, Target: originOf(r.URL), URL: shown}
+	return g.outside(ctx, c, u, found)
+}
+
+// scriptRequest checks a request a page's script is about to send. Off the
+// run's sites it may not carry the person's secrets — what was typed into a
+// password, card or code field, a masked field's value, the API key — without
+// the person (headless: never): a skimmer on a checkout page is stopped. The
+// emails, names and plain text the guard knows are not looked for here:
+// pages legitimately send what is typed or shown to other sites' APIs (a
+// search box's suggestions service, a chat widget), and a card for each would
+// bury the person; what a page's script may send of them is the page's
+// business, as for any visitor. Nor does leaving the sites ask: a page loads
+// from CDNs and APIs all the time.
+func (g *gate) scriptRequest(ctx context.Context, agent string, extra []Secret, r Request) error {
+	u, err := url.Parse(r.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !g.hasSites() || g.inSites(u) {
+		return nil
+	}
+	var fields []Secret
+	for _, s := range extra {
+		if !s.Cookie {
+			fields = append(fields, s)
+		}
+	}
+	found := g.seen.secretLeaks(r.URL, r.Body, fields)
+	if len(found) == 0 {
+		return nil
+	}
+	shown := masked(r.URL, found)
+	c := Confirmation{Agent: agent, Action: "let the page's script send data to " + shown, Target: originOf(r.URL), URL: shown}
+	return g.outside(ctx, c, u, found)
+}
+
+func (g *gate) siteList() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]string, len(g.sites))
+	for i, s := range g.sites {
+		out[i] = hostPattern{host: s.host, port: s.port}.String()
+	}
+	return out
 }

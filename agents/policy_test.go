@@ -1,9 +1,6 @@
 package agents
 
 import (
-	"context"
-	"errors"
-	"strings"
 	"testing"
 )
 
@@ -35,6 +32,26 @@ func TestClassify(t *testing.T) {
 		{Action{Kind: ActNavigate, URL: "https://shop.test/checkout"}, Target{}, Read},
 		{Action{Kind: ActScroll, Direction: "down"}, Target{}, Read},
 		{Action{Kind: ActSelect, Ref: "e1", Option: "Delete"}, Target{Role: "combobox"}, Write},
+		// Words in their role: the verb that leads the name commits; the
+		// same word as a noun does not.
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Like post 137"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Post 137: 12 likes"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "link", Name: "Post a job"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Post a job"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Delete"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Yes, delete it"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Confirm purchase"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Pay 12.00 €"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Check out"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Post comment"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "link", Name: "Unsubscribe"}, Irreversible},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "link", Name: "Order history"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Order #4521 details"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "link", Name: "Payment methods"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "link", Name: "Send feedback"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Proceed to checkout"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Share this post"}, Write},
+		{Action{Kind: ActClick, Ref: "e1"}, Target{Role: "button", Name: "Posts"}, Write},
 	} {
 		got, why := Classify(tc.a, tc.t)
 		if got != tc.want {
@@ -43,63 +60,5 @@ func TestClassify(t *testing.T) {
 		if got == Irreversible && why == "" {
 			t.Errorf("Classify(%s on %+v): no reason", tc.a, tc.t)
 		}
-	}
-}
-
-func TestNavigationPolicy(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	g := newGate(Policy{Allow: []string{"example.test"}, Block: []string{"ads.example.test"}}, nil)
-	for url, ok := range map[string]bool{
-		"https://example.test/a":         true,
-		"https://www.example.test/a":     true,
-		"https://ads.example.test/x":     false,
-		"https://notexample.test/":       false,
-		"https://example.test.evil.org/": false,
-		"javascript:alert(1)":            false,
-		"file:///etc/passwd":             false,
-	} {
-		err := g.navigation(ctx, "a", url)
-		if (err == nil) != ok || (err != nil && !errors.Is(err, ErrDenied)) {
-			t.Errorf("navigation(%q) = %v, want allowed=%v", url, err, ok)
-		}
-	}
-}
-
-func TestLeavingOriginAsksOnceForRun(t *testing.T) {
-	t.Parallel()
-	var asked []Confirmation
-	g := newGate(Policy{ConfirmLeaveOrigin: true}, ConfirmFunc(func(ctx context.Context, c Confirmation) (Decision, error) {
-		asked = append(asked, c)
-		return AllowForRun, nil
-	}))
-	g.setOrigin("https://start.test/page")
-	ctx := context.Background()
-	for _, u := range []string{"https://start.test/other", "https://away.test/", "https://away.test/"} {
-		if err := g.navigation(ctx, "agent 1", u); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if len(asked) != 1 || asked[0].Action != "navigate to https://away.test/" || !strings.Contains(asked[0].Reason, "https://start.test") {
-		t.Fatalf("asked %+v", asked)
-	}
-}
-
-func TestAllowOnceAsksAgain(t *testing.T) {
-	t.Parallel()
-	n := 0
-	g := newGate(Policy{}, ConfirmFunc(func(ctx context.Context, c Confirmation) (Decision, error) {
-		n++
-		return AllowOnce, nil
-	}))
-	buy := Action{Kind: ActClick, Ref: "e4"}
-	tgt := Target{Role: "button", Name: "Buy now"}
-	for i := 0; i < 2; i++ {
-		if _, err := g.action(context.Background(), "a", buy, tgt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n != 2 {
-		t.Fatalf("asked %d times, want 2", n)
 	}
 }

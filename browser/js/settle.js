@@ -1,0 +1,204 @@
+// After an action: the page's fingerprint for the verdict, the wait for
+// the DOM (and the requests the action started) to settle, and the waits
+// for text, a control, a URL or quiet.
+
+// formState digests every form control's state (value, checked,
+// selection) in the document and its same-origin frames: a script that
+// sets input.value = 2 changes no attribute, so no mutation shows it.
+// A digest, not the values: a password stays in the page.
+function formState() {
+  let h = 2166136261, n = 0;
+  const mix = (s) => {
+    for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+    h ^= 0x1f; h = Math.imul(h, 16777619);
+  };
+  const docs = [document];
+  for (const f of document.getElementsByTagName('iframe')) {
+    try { if (f.contentDocument) docs.push(f.contentDocument); } catch (e) { /* cross-origin: its own frame's world sees it */ }
+  }
+  for (const d of docs) {
+    for (const el of d.querySelectorAll('input,select,textarea')) {
+      n++;
+      if (el.tagName === 'SELECT') {
+        if (el.multiple) for (const o of el.selectedOptions) mix(String(o.index));
+        else mix(String(el.selectedIndex));
+      } else if (el.type === 'checkbox' || el.type === 'radio') mix(el.checked ? '1' : el.indeterminate ? 'm' : '0');
+      else mix(el.value);
+    }
+  }
+  return n + ':' + (h >>> 0).toString(36);
+}
+
+// fingerprint is the page's state for the verdict; with open, it also
+// opens the action's network window (netwatch.js), right before the input.
+function fingerprint(ref, open) {
+  const a = deepActive();
+  const f = { url: location.href, muts: S.muts, downs: S.downs, scroll: scrollX + ',' + scrollY, focus: a ? (S.refs.get(a) || a.tagName + (a.id ? '#' + a.id : '')) : '', form: formState() };
+  if (open) net('open');
+  if (ref) {
+    const el = resolve(ref);
+    if (el) {
+      f.value = 'value' in el ? String(el.value) : '';
+      f.checked = 'checked' in el ? String(el.checked) : (el.getAttribute('aria-checked') || '');
+      f.expanded = el.getAttribute('aria-expanded') || '';
+    }
+  }
+  return f;
+}
+
+// settle resolves once the DOM has been quiet for quietMs after the
+// action, or at maxMs; the host enforces its own deadline on top, since a
+// hung renderer runs no timers at all. With mutsBefore (typing), it
+// settles at once if the DOM has not changed at all since before the
+// input: the verdict rests on the field's value, final at once, and a
+// quiet window would only wait for reactions that never started.
+//
+// With netMs (an action's own settle, no condition), once the DOM is
+// quiet it asks the main world whether the action started requests or
+// short timers (a debounce, a "Processing…" delay before a POST); if so
+// it waits for them, event-driven and for at most netMs from the start,
+// then for the DOM again. Asking is a synchronous event round trip in
+// the page, so an action that started nothing pays nothing for it.
+function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs) {
+  const start = performance.now();
+  const netOn = netMs > 0 && !cond;
+  return new Promise((res0) => {
+    let from = start; // quiet counts from here: the start, or the network's end
+    let pending = 0;  // requests in flight when a bound was hit
+    let wake = null;
+    const res = (v) => {
+      if (wake) S.onNet.delete(wake);
+      if (netMs > 0) net('close');
+      v.fp = fingerprint(ref);
+      if (pending) v.pending = pending;
+      res0(v);
+    };
+    // waitNet is false when there is nothing (more) to wait for; else
+    // it has arranged for tick to run once the network is done.
+    const waitNet = (now) => {
+      if (!netOn) return false;
+      const n = netState();
+      if (!n.reqs && !n.timers) return false;
+      if (now - start >= netMs) { pending = n.reqs; return false; }
+      let bound = 0;
+      const resume = () => {
+        S.onNet.delete(wake); wake = null; clearTimeout(bound);
+        from = performance.now();
+        requestAnimationFrame(tick);
+      };
+      wake = () => { const m = netState(); if (!m.reqs && !m.timers) resume(); };
+      S.onNet.add(wake);
+      bound = setTimeout(resume, netMs - (now - start));
+      return true;
+    };
+    const tick = () => {
+      const now = performance.now();
+      if (cond && check(cond)) return res({ settled: true, cond: true });
+      if (now - start >= maxMs) {
+        if (netOn) pending = netState().reqs;
+        return res({ settled: false, cond: cond ? check(cond) : undefined });
+      }
+      // After a response, a little longer: its body is parsed and
+      // rendered in tasks of their own.
+      const q = from > start ? Math.max(quietMs, 50) : quietMs;
+      if (!cond && now - Math.max(S.lastMut, from) >= q) {
+        if (!waitNet(now)) return res({ settled: true });
+        return;
+      }
+      setTimeout(tick, 4);
+    };
+    // One frame lets rAF-driven renders land before quiet is judged;
+    // typing looks first at once (its handlers ran during the input)
+    // and waits for the frame only if the DOM moved.
+    if (mutsBefore != null && !cond) {
+      setTimeout(() => {
+        if (S.muts === mutsBefore && !waitNet(performance.now())) return res({ settled: true });
+        if (!wake) requestAnimationFrame(tick);
+      }, 0);
+    } else {
+      requestAnimationFrame(tick);
+    }
+  });
+}
+
+// waitFor resolves when every condition of c holds, or at maxMs: text
+// (the visible text contains it), gone (it no longer does), url (the
+// URL contains it), query (a visible control matches it, as observe's
+// query), idle (no request in flight, the document loaded, the DOM quiet
+// for 500 ms). Text and URL compare case-insensitively, whitespace
+// squashed. It re-checks when the DOM or the network changes, at most
+// every 50 ms, and every 500 ms regardless (a URL set by pushState, a
+// style that shows text), never busier.
+function waitFor(c, maxMs) {
+  const start = performance.now();
+  const low = (x) => squash(x).toLowerCase();
+  return new Promise((resolve) => {
+    let timer = 0, at = Infinity, last = -Infinity;
+    const evaluate = () => {
+      const now = performance.now();
+      const parts = {};
+      let text = null;
+      const page = () => (text !== null ? text : (text = low(document.body ? document.body.innerText : '')));
+      if (c.text) parts.text = page().includes(low(c.text));
+      if (c.gone) parts.gone = !page().includes(low(c.gone));
+      if (c.url) parts.url = location.href.toLowerCase().includes(c.url.toLowerCase());
+      let found = null;
+      if (c.query) { found = queryFind(c.query); parts.query = found !== null; }
+      const n = netState();
+      let next = 500;
+      if (c.idle) {
+        const quiet = now - Math.max(S.lastMut, S.installed);
+        parts.idle = n.inflight === 0 && document.readyState === 'complete' && quiet >= 500;
+        if (!parts.idle && n.inflight === 0) next = Math.max(1, 500 - quiet);
+      }
+      const met = Object.values(parts).every(Boolean);
+      return { met, parts, found, pending: n.inflight, next };
+    };
+    const arm = (delay) => {
+      const when = performance.now() + delay;
+      if (timer && at <= when) return;
+      clearTimeout(timer);
+      at = when;
+      timer = setTimeout(run, delay);
+    };
+    const poke = () => arm(Math.max(0, last + 50 - performance.now()));
+    const finish = (r) => {
+      clearTimeout(timer);
+      S.onMut.delete(poke);
+      S.onNet.delete(poke);
+      document.removeEventListener('readystatechange', poke);
+      net('watch', false);
+      delete r.next;
+      resolve(r);
+    };
+    function run() {
+      timer = 0; at = Infinity;
+      last = performance.now();
+      const r = evaluate();
+      const left = maxMs - (last - start);
+      if (r.met || left <= 0) return finish(r);
+      arm(Math.min(r.next, left));
+    }
+    S.onMut.add(poke);
+    S.onNet.add(poke);
+    document.addEventListener('readystatechange', poke);
+    net('watch', true);
+    run();
+  });
+}
+
+function check(c) {
+  if (c.text) {
+    const t = document.body ? document.body.innerText : '';
+    if (!t.includes(c.text)) return false;
+  }
+  if (c.url && !location.href.includes(c.url)) return false;
+  if (c.ref) {
+    const el = resolve(c.ref);
+    if (!el) return c.gone === true;
+    if (c.gone) return false;
+    if (c.value !== undefined && String(el.value) !== c.value) return false;
+    if (c.checked !== undefined && String(el.checked) !== String(c.checked)) return false;
+  }
+  return true;
+}

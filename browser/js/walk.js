@@ -1,0 +1,89 @@
+// Walking and geometry: the visit of every element (open shadow roots
+// included), the style checks of what shows, and where controls are, kept
+// by an IntersectionObserver rather than measured; the scroll position and
+// where an iframe's viewport lies, for the frames' merge.
+
+// visibleOK applies the style checks (visibility, opacity, display of
+// ancestors); a transparent checkbox passes through its visible label.
+function visibleOK(c) {
+  const el = c.el;
+  if (el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return true;
+  if (c.tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio') && el.checkVisibility({ visibilityProperty: true })) {
+    const lr = visibleLabelBox(el);
+    if (!lr) return false;
+    c.r = lr; c.viaLabel = true; c.checked = true;
+    c.inView = lr.bottom > 0 && lr.right > 0 && lr.top < innerHeight && lr.left < innerWidth;
+    return true;
+  }
+  return false;
+}
+
+function visibleLabelBox(el) {
+  if (!el.labels) return null;
+  for (const l of el.labels) {
+    const r = l.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0 && l.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return r;
+  }
+  return null;
+}
+
+// walk visits every element in document order, entering open shadow
+// roots, and calls fn(el, tag). Iframes are walked in their own world.
+function walk(root, fn) {
+  const stack = [root];
+  while (stack.length) {
+    const n = stack.pop();
+    if (n.nodeType === 1) {
+      const tag = n.tagName;
+      if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'TEMPLATE' || tag === 'NOSCRIPT' || tag === 'HEAD') continue;
+      fn(n, tag);
+      if (n.shadowRoot) stack.push(n.shadowRoot);
+    }
+    for (let c = n.lastElementChild; c; c = c.previousElementSibling) stack.push(c);
+  }
+}
+
+// Geometry comes from an IntersectionObserver that watches every control
+// once seen: the browser reports viewport crossings as they happen, so an
+// observation reads cached state instead of forcing a layout query per
+// element (about 15 µs each on a slow machine: 75 ms for 5,000 buttons).
+// Only the few controls reported get an exact box.
+function noteGeo(entries) {
+  for (const e of entries) {
+    const r = e.boundingClientRect;
+    S.geo.set(e.target, { inView: e.isIntersecting, top: r.top + scrollY, left: r.left + scrollX, w: r.width, h: r.height });
+  }
+}
+S.geo = new WeakMap();
+S.waiters = [];
+S.io = new IntersectionObserver((entries) => {
+  noteGeo(entries);
+  const w = S.waiters; S.waiters = [];
+  for (const f of w) f();
+}, { threshold: 0 });
+
+function syncGeo(el) {
+  const r = el.getBoundingClientRect();
+  const g = { inView: r.width + r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth, top: r.top + scrollY, left: r.left + scrollX, w: r.width, h: r.height };
+  S.geo.set(el, g);
+  return g;
+}
+
+function scrollInfo() {
+  return { sx: scrollX, sy: scrollY, vw: innerWidth, vh: innerHeight };
+}
+
+// frameBox is where an iframe's viewport lies in its document; with
+// within (a ref), whether the iframe lies inside that element.
+function frameBox(el, within) {
+  const r = el.getBoundingClientRect();
+  const cs = getComputedStyle(el);
+  const L = within ? resolve(within) : null;
+  return {
+    inside: !!L && (L === el || composedContains(L, el)),
+    x: r.left + el.clientLeft + parseFloat(cs.paddingLeft),
+    y: r.top + el.clientTop + parseFloat(cs.paddingTop),
+    w: el.clientWidth, h: el.clientHeight,
+    visible: el.checkVisibility({ visibilityProperty: true }) && r.width > 0 && r.height > 0,
+  };
+}

@@ -1,0 +1,77 @@
+package browser
+
+import (
+	_ "embed"
+	"strings"
+)
+
+// The walker is the in-page half of the browser package. It runs in an
+// isolated world of each frame, so page scripts can neither see nor tamper
+// with it, and it keeps refs in a WeakMap instead of stamping attributes:
+// observing a page never mutates its DOM (no MutationObserver or
+// attributeChangedCallback fires because we looked).
+//
+// Its source is the modules under js/, one concern each, joined in
+// walkerModules' order inside one function, so they share one scope and
+// are installed as one script. A module may call what any other declares
+// (function declarations are hoisted); top-level statements run in the
+// order joined, and api.js, which publishes the walker, runs last.
+
+var (
+	//go:embed js/roles.js
+	jsRoles string
+	//go:embed js/core.js
+	jsCore string
+	//go:embed js/hidden.js
+	jsHidden string
+	//go:embed js/naming.js
+	jsNaming string
+	//go:embed js/walk.js
+	jsWalk string
+	//go:embed js/text.js
+	jsText string
+	//go:embed js/modal.js
+	jsModal string
+	//go:embed js/refs.js
+	jsRefs string
+	//go:embed js/observe.js
+	jsObserve string
+	//go:embed js/prepare.js
+	jsPrepare string
+	//go:embed js/settle.js
+	jsSettle string
+	//go:embed js/input.js
+	jsInput string
+	//go:embed js/api.js
+	jsAPI string
+)
+
+// walkerModule is one file of the walker's source.
+type walkerModule struct {
+	name string // under js/
+	src  string
+}
+
+// walkerModules are the walker's modules in the order they run.
+func walkerModules() []walkerModule {
+	return []walkerModule{
+		{"roles.js", jsRoles}, {"core.js", jsCore}, {"hidden.js", jsHidden}, {"naming.js", jsNaming},
+		{"walk.js", jsWalk}, {"text.js", jsText}, {"modal.js", jsModal}, {"refs.js", jsRefs},
+		{"observe.js", jsObserve}, {"prepare.js", jsPrepare}, {"settle.js", jsSettle}, {"input.js", jsInput},
+		{"api.js", jsAPI},
+	}
+}
+
+// walkerJS is the walker as one script: the modules in one function that
+// does nothing in a frame that already has the walker.
+var walkerJS = joinWalker(walkerModules())
+
+func joinWalker(mods []walkerModule) string {
+	var b strings.Builder
+	b.WriteString("(() => {\nif (globalThis.__vroom) return;\n")
+	for _, m := range mods {
+		b.WriteString("\n// js/" + m.name + "\n" + m.src)
+	}
+	b.WriteString("})();\n")
+	return b.String()
+}

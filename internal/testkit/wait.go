@@ -1,0 +1,33 @@
+package testkit
+
+import (
+	"testing"
+	"time"
+)
+
+// minPoll is the shortest gap between two looks at a condition.
+const minPoll = 10 * time.Millisecond
+
+// WaitFor looks at cond until it holds, failing tb with what it waited for
+// once d has passed. It is for what a test can only observe by looking
+// (another process's window, a file, a recorded request); a test that has
+// an event or a channel waits on that instead.
+//
+// The gap between two looks is 10 ms or as long as the last look took,
+// whichever is longer, so a costly condition (a screenshot, a process
+// list) takes at most about half of a core however long the wait.
+func WaitFor(tb testing.TB, d time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		start := time.Now()
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out after %v waiting for %s", d, what)
+			return
+		}
+		<-time.After(max(minPoll, time.Since(start)))
+	}
+}
