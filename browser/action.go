@@ -28,6 +28,9 @@ const (
 	ActTypeFocused = "type_focused"
 	ActUpload      = "upload"
 	ActWait        = "wait"
+	// ActDialog answers the open JavaScript dialog: Accept, and Text for
+	// a prompt.
+	ActDialog = "dialog"
 )
 
 // Action is one step an agent asks for. Which fields matter depends on Kind.
@@ -44,6 +47,7 @@ type Action struct {
 	Y         float64  `json:"y,omitempty"`
 	URL       string   `json:"url,omitempty"`
 	Files     []string `json:"files,omitempty"`
+	Accept    bool     `json:"accept,omitempty"` // dialog: OK rather than Cancel
 	// Until is a condition to wait for after acting; in a batch it is also
 	// the check that must hold before the next step runs.
 	Until *Condition `json:"until,omitempty"`
@@ -107,6 +111,14 @@ type Result struct {
 	Pending int           `json:"pending,omitempty"`
 	Took    time.Duration `json:"took"`
 	Note    string        `json:"note,omitempty"`
+	// Dialog is the JavaScript dialog the action raised that waits for
+	// the holder's answer (Tab.AnswerDialog): the page does nothing else
+	// until then, though it can still be navigated away from.
+	Dialog *Dialog `json:"dialog,omitempty"`
+	// Dialogs are the dialogs closed during the action: those the tab's
+	// policy answered (an alert accepted), and, for ActDialog, the one
+	// answered.
+	Dialogs []Dialog `json:"dialogs,omitempty"`
 }
 
 // String is the one-line verdict for a model.
@@ -124,7 +136,7 @@ func (r *Result) String() string {
 	default:
 		sb.WriteString(": your action had no visible effect")
 	}
-	if !r.Settled {
+	if !r.Settled && r.Dialog == nil {
 		sb.WriteString("; the page was still changing")
 	}
 	if r.Pending > 0 {
@@ -132,6 +144,12 @@ func (r *Result) String() string {
 	}
 	if r.Note != "" {
 		sb.WriteString("; " + r.Note)
+	}
+	for _, d := range r.Dialogs {
+		sb.WriteString("; " + d.String())
+	}
+	if r.Dialog != nil {
+		sb.WriteString("; " + r.Dialog.String() + " and waits for an answer")
 	}
 	return sb.String()
 }
@@ -178,6 +196,11 @@ func (t *Tab) validate(a Action) error {
 	case ActClickAt:
 		return t.validatePoint(a)
 	case ActBack, ActForward, ActReload:
+		return nil
+	case ActDialog:
+		if len(a.Text) > MaxTypeLength {
+			return fmt.Errorf("%w: %d bytes (limit %d)", ErrTextTooLong, len(a.Text), MaxTypeLength)
+		}
 		return nil
 	case ActWait:
 		if a.Until == nil {

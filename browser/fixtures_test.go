@@ -3,6 +3,7 @@ package browser
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -35,6 +36,31 @@ func (o *orderBook) count(id string) int {
 	return o.n[id]
 }
 
+// states is what fixture pages POST to /api/state, by the id each test
+// gives its page: the server's side a test judges by.
+var states stateBook
+
+type stateBook struct {
+	mu sync.Mutex
+	m  map[string][]string
+}
+
+func (s *stateBook) add(id, v string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string][]string{}
+	}
+	s.m[id] = append(s.m[id], v)
+}
+
+// get returns what the page with id posted, in order.
+func (s *stateBook) get(id string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.m[id]...)
+}
+
 // delay answers after d, as a slow server does, or when the client leaves.
 func delay(r *http.Request, d time.Duration) {
 	select {
@@ -65,6 +91,19 @@ func apiFixtures(mux *http.ServeMux) {
 		}
 		delay(r, 100*time.Millisecond)
 		fmt.Fprint(w, orders.add(r.URL.Query().Get("id")))
+	})
+	mux.HandleFunc("/api/state", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			json.NewEncoder(w).Encode(states.get(r.URL.Query().Get("id")))
+			return
+		}
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		states.add(r.URL.Query().Get("id"), string(b))
+		fmt.Fprint(w, "ok")
 	})
 	mux.HandleFunc("/api/slow", func(w http.ResponseWriter, r *http.Request) {
 		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))

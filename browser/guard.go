@@ -62,7 +62,7 @@ type Request struct {
 // Cross-site iframes running in their own process and popups are other
 // targets, whose requests this guard does not see.
 func (t *Tab) Guard(ctx context.Context, check func(ctx context.Context, r Request) error) (stop func(), err error) {
-	cctx, cancel, err := t.begin(ctx)
+	cctx, cancel, err := t.beginTab(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("guard %s: %w", t.id, err)
 	}

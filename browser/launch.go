@@ -51,6 +51,10 @@ type Options struct {
 	DisableSiteIsolation bool
 	// Flags are extra Chromium command-line switches.
 	Flags map[string]any
+	// Dialogs decides what becomes of JavaScript dialogs on tabs with no
+	// policy of their own (Tab.SetDialogPolicy); nil is
+	// DefaultDialogPolicy: alerts accepted and reported, the rest held.
+	Dialogs DialogPolicy
 	// Logf receives diagnostic lines; nil discards them.
 	Logf func(format string, args ...any)
 

@@ -69,6 +69,11 @@ type Tab struct {
 	// waiting, when set (by tests), is called as an action starts its
 	// after-action wait, so a test can act on a call that is pending.
 	waiting func()
+
+	// dlg is the JavaScript dialog state; notes what the pages asked of
+	// the browser lately, for the action under way to report.
+	dlg   dialogs
+	notes pageNotes
 }
 
 type world struct {
@@ -94,6 +99,7 @@ func newTab(b *Browser, s *session, id string, ctx context.Context, cancel conte
 		netOn: map[*chromedp.Target]bool{}}
 	t.info = TabInfo{ID: id}
 	t.sc.t = t
+	t.dlg.init()
 	return t
 }
 
@@ -209,6 +215,20 @@ func (t *Tab) onEvent(ev any) {
 		}
 	case *page.EventScreencastFrame:
 		t.sc.frame(ev)
+	default:
+		t.onAsk(t.target(), ev)
+	}
+}
+
+// onAsk handles what a page of session sess (the tab's, or an
+// out-of-process iframe's) asks of the browser. It runs in that session's
+// read loop.
+func (t *Tab) onAsk(sess *chromedp.Target, ev any) {
+	switch ev := ev.(type) {
+	case *page.EventJavascriptDialogOpening:
+		t.dialogOpening(sess, ev)
+	case *page.EventJavascriptDialogClosed:
+		t.dialogClosed(ev)
 	}
 }
 
@@ -249,10 +269,26 @@ func (t *Tab) refreshInfo() {
 	}
 }
 
-// begin checks the lease and returns a context for one call that ends at
+// begin is beginTab for a call that needs the page: while a dialog is
+// held the page runs nothing, so the call fails at once with its
+// *DialogError, and one held during the call ends it with that cause.
+func (t *Tab) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	cctx, cancel, err := t.beginTab(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if hold := t.dlg.held(); hold.Err() != nil {
+		cancel()
+		return nil, nil, context.Cause(hold)
+	}
+	ictx, done := t.interruptible(cctx)
+	return ictx, func() { done(); cancel() }, nil
+}
+
+// beginTab checks the lease and returns a context for one call that ends at
 // the caller's deadline (or CallTimeout), or when the tab dies, with the
 // tab's failure as cause.
-func (t *Tab) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+func (t *Tab) beginTab(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	t.mu.Lock()
 	l := t.lease
 	t.mu.Unlock()
@@ -297,9 +333,10 @@ func (t *Tab) fail(ctx context.Context, err error) error {
 	return t.b.mapErr(err)
 }
 
-// Close closes the tab.
+// Close closes the tab, whatever its page is doing: a held dialog, a
+// "Leave site?" armed, a hung script.
 func (t *Tab) Close(ctx context.Context) error {
-	cctx, cancel, err := t.begin(ctx)
+	cctx, cancel, err := t.beginTab(ctx)
 	if err != nil {
 		if errors.Is(err, ErrTabCrashed) {
 			cctx, cancel = context.WithTimeout(ctx, 5*time.Second)
@@ -309,6 +346,9 @@ func (t *Tab) Close(ctx context.Context) error {
 	}
 	defer cancel()
 	_, err = cdp.Call(cctx, chromedp.FromContext(t.s.ctx).Browser, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(t.id)})
+	// The target can be gone before the reply comes (a page the browser
+	// had to kill, one blocked in a loop): that is the close done.
+	err = t.fail(cctx, err)
 	t.b.drop(t.id, fmt.Errorf("%w: closed", ErrTabClosed))
 	if err != nil && !errors.Is(err, ErrTabClosed) {
 		return fmt.Errorf("close %s: %w", t.id, t.b.mapErr(err))
@@ -318,7 +358,7 @@ func (t *Tab) Close(ctx context.Context) error {
 
 // Activate brings the tab to the front of its window.
 func (t *Tab) Activate(ctx context.Context) error {
-	cctx, cancel, err := t.begin(ctx)
+	cctx, cancel, err := t.beginTab(ctx)
 	if err != nil {
 		return fmt.Errorf("activate %s: %w", t.id, err)
 	}
@@ -428,6 +468,12 @@ func (t *Tab) oopif(ctx context.Context, id target.ID) (*chromedp.Target, error)
 	}
 	s := chromedp.FromContext(octx).Target
 	t.oopifs[id] = s
+	// A cross-site frame's dialogs block its own process: they are asked
+	// on its session. Without the listener they go unseen, and only that
+	// frame hangs.
+	if err := chromedp.Listen(octx, func(ev any) { t.onAsk(s, ev) }); err != nil {
+		t.b.opts.Logf("tab %s: listen to frame %s: %v", t.id, id, err)
+	}
 	return s, nil
 }
 

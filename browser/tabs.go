@@ -39,6 +39,11 @@ const (
 	TabLeased     EventKind = "leased"
 	TabReleased   EventKind = "released"
 	BrowserClosed EventKind = "browser-closed"
+	// DialogOpened: a page opened a JavaScript dialog (Event.Dialog); held
+	// when its Held is set, until AnswerDialog. DialogClosed: it closed,
+	// with its answer and who gave it.
+	DialogOpened EventKind = "dialog-opened"
+	DialogClosed EventKind = "dialog-closed"
 )
 
 // Event is a change to the browser's tabs.
@@ -47,6 +52,8 @@ type Event struct {
 	Tab    TabInfo   `json:"tab"`
 	Opener string    `json:"opener,omitempty"`
 	Err    string    `json:"err,omitempty"`
+	// Dialog is the dialog of a DialogOpened or DialogClosed event.
+	Dialog *Dialog `json:"dialog,omitempty"`
 }
 
 // subscriber queues events for one reader. Updates to the same tab
@@ -260,8 +267,11 @@ func (t *Tab) Load(ctx context.Context, url string) error {
 	}
 	// The title arrives with a target event a moment after the load; read
 	// it now, so whoever names the tab next (the transcript's "started
-	// on …") names it by its title.
-	t.refreshInfo()
+	// on …") names it by its title. A page blocked by a dialog answers
+	// nothing: its target events bring the title later.
+	if t.dlg.held().Err() == nil {
+		t.refreshInfo()
+	}
 	return nil
 }
 
@@ -290,7 +300,10 @@ func (t *Tab) awaitLoad(ctx context.Context) error {
 	return t.waitLoad(cctx, load)
 }
 
-// waitLoad waits for a load event, bounded by Options.SettleTimeout.
+// waitLoad waits for a load event, bounded by Options.SettleTimeout. A
+// page that asks something as it loads (a confirm held for the holder) has
+// loaded as far as it will until answered: the next look says what it
+// asks.
 func (t *Tab) waitLoad(ctx context.Context, load <-chan jsonv2.Value) error {
 	wait := time.NewTimer(t.b.opts.SettleTimeout)
 	defer wait.Stop()
@@ -300,6 +313,9 @@ func (t *Tab) waitLoad(ctx context.Context, load <-chan jsonv2.Value) error {
 	case <-wait.C:
 		return nil
 	case <-ctx.Done():
+		if heldDialog(ctx) != nil {
+			return nil
+		}
 		return fmt.Errorf("load: %w", t.fail(ctx, context.Cause(ctx)))
 	}
 }

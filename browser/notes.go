@@ -1,0 +1,80 @@
+package browser
+
+import "sync"
+
+// maxNotes bounds a tab's log of what its pages asked: an action reads only
+// what happened during it, so the log needs to reach back one action.
+const maxNotes = 64
+
+// pageNotes is a tab's short, numbered log of what its pages asked of the
+// browser without anyone waiting on it — a dialog the policy answered, a
+// file chooser, a download, a window opened — so the action under way can
+// say in its Result what it raised. Event handlers add to it from the CDP
+// read loop; it has its own lock, held for no call.
+type pageNotes struct {
+	mu   sync.Mutex
+	seq  int
+	list []pageNote
+}
+
+// pageNote is one entry; exactly one of its pointers is set.
+type pageNote struct {
+	seq    int
+	dialog *Dialog
+}
+
+// mark is the log's position now: notes added later have a higher seq.
+func (n *pageNotes) mark() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.seq
+}
+
+// add appends a note, dropping the oldest beyond maxNotes.
+func (n *pageNotes) add(p pageNote) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.seq++
+	p.seq = n.seq
+	n.list = append(n.list, p)
+	if len(n.list) > maxNotes {
+		n.list = n.list[len(n.list)-maxNotes:]
+	}
+}
+
+// since returns the notes added after mark.
+func (n *pageNotes) since(mark int) []pageNote {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []pageNote
+	for _, p := range n.list {
+		if p.seq > mark {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// noteResult adds to r what the tab's pages asked since mark: each as a
+// field of the result and an effect, so "no visible effect" is never said
+// of an action that opened a dialog.
+func (t *Tab) noteResult(r *Result, mark int) {
+	for _, p := range t.notes.since(mark) {
+		if p.dialog != nil {
+			r.Dialogs = append(r.Dialogs, *p.dialog)
+			addEffect(r, "dialog")
+		}
+	}
+}
+
+// addEffect adds an effect once and marks the result changed.
+func addEffect(r *Result, e string) {
+	for _, x := range r.Effects {
+		if x == e {
+			r.Changed = true
+			return
+		}
+	}
+	r.Effects = append(r.Effects, e)
+	r.Changed = true
+}
