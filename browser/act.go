@@ -102,10 +102,10 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 	r, err := t.actSteps(ctx, s, start)
 	if d := heldDialog(ctx); d != nil {
 		// The error, if any, is the interruption itself.
-		return t.raisedDialog(s, d, mark, start), nil
+		return t.raisedDialog(ctx, s, d, mark, start), nil
 	}
 	if r != nil {
-		t.noteResult(r, mark)
+		t.noteResult(ctx, r, mark)
 	}
 	return r, err
 }
@@ -182,7 +182,7 @@ func (t *Tab) perform(ctx context.Context, s *step) error {
 	case ActTypeFocused:
 		return t.typeFocused(ctx, s.w, s.a.Text)
 	case ActUpload:
-		return t.upload(ctx, s.w, s.a)
+		return t.upload(ctx, s)
 	}
 	// ActWait sends nothing: it only waits for its condition.
 	return nil

@@ -3,7 +3,6 @@ package browser
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 )
@@ -119,6 +118,9 @@ type Result struct {
 	// policy answered (an alert accepted), and, for ActDialog, the one
 	// answered.
 	Dialogs []Dialog `json:"dialogs,omitempty"`
+	// Chooser is the file chooser the action opened, waiting for files
+	// (an upload without a ref sets them).
+	Chooser *FileChooser `json:"chooser,omitempty"`
 }
 
 // String is the one-line verdict for a model.
@@ -150,6 +152,9 @@ func (r *Result) String() string {
 	}
 	if r.Dialog != nil {
 		sb.WriteString("; " + r.Dialog.String() + " and waits for an answer")
+	}
+	if r.Chooser != nil {
+		sb.WriteString("; " + r.Chooser.String())
 	}
 	return sb.String()
 }
@@ -230,18 +235,6 @@ func validateText(a Action) error {
 		return fmt.Errorf("%w: text is required", ErrBadArgument)
 	}
 	return nil
-}
-
-func validateUpload(a Action) error {
-	if len(a.Files) == 0 {
-		return fmt.Errorf("%w: files are required", ErrBadArgument)
-	}
-	for _, f := range a.Files {
-		if _, err := os.Stat(f); err != nil {
-			return fmt.Errorf("%w: %w", ErrBadArgument, err)
-		}
-	}
-	return needRef(a)
 }
 
 func validateScroll(a Action) error {

@@ -34,9 +34,9 @@ func heldDialog(ctx context.Context) *Dialog {
 // raisedDialog turns an action interrupted by a held dialog into its
 // result: the dialog is the action's effect, and the page's state from
 // before the action is kept to judge the answer by.
-func (t *Tab) raisedDialog(s *step, d *Dialog, mark int, start time.Time) *Result {
+func (t *Tab) raisedDialog(ctx context.Context, s *step, d *Dialog, mark int, start time.Time) *Result {
 	r := s.r
-	t.noteResult(r, mark)
+	t.noteResult(ctx, r, mark)
 	r.Dialog = d
 	addEffect(r, "dialog")
 	r.Settled = true
@@ -80,10 +80,10 @@ func (t *Tab) doDialog(ctx context.Context, a Action) (*Result, error) {
 	r, err := t.afterDialog(ictx, s, od, ev, start)
 	if d := heldDialog(ictx); d != nil {
 		// Answering it raised another (a confirm, then a prompt).
-		r = t.raisedDialog(s, d, mark, start)
+		r = t.raisedDialog(ictx, s, d, mark, start)
 		err = nil
 	} else if r != nil {
-		t.noteResult(r, mark)
+		t.noteResult(ctx, r, mark)
 	}
 	if r != nil {
 		t.dlg.mu.Lock()
@@ -166,7 +166,7 @@ func (t *Tab) leaveDialog(ctx context.Context, a Action, od *openDialog) (*Resul
 	} else if err := t.awaitLeave(cctx, r, ev); err != nil {
 		return nil, fmt.Errorf("%s: %w", describe(a), t.fail(cctx, err))
 	}
-	t.noteResult(r, mark)
+	t.noteResult(ctx, r, mark)
 	r.URL, r.Took = t.Info().URL, time.Since(start)
 	if u, err := t.currentURL(cctx); err == nil {
 		r.URL = u

@@ -105,6 +105,28 @@ func apiFixtures(mux *http.ServeMux) {
 		states.add(r.URL.Query().Get("id"), string(b))
 		fmt.Fprint(w, "ok")
 	})
+	mux.HandleFunc("/api/apply", func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(1 << 20); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		id := r.URL.Query().Get("id")
+		states.add(id, "name="+r.FormValue("name"))
+		for field, fs := range r.MultipartForm.File {
+			for _, fh := range fs {
+				f, err := fh.Open()
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+					return
+				}
+				b, _ := io.ReadAll(f) // a short read is what the test sees
+				f.Close()
+				states.add(id, fmt.Sprintf("%s=%s:%s", field, fh.Filename, b))
+			}
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>Received</title><h1>Application received</h1>`)
+	})
 	mux.HandleFunc("/api/slow", func(w http.ResponseWriter, r *http.Request) {
 		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
 		delay(r, time.Duration(ms)*time.Millisecond)

@@ -1,6 +1,9 @@
 package browser
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // maxNotes bounds a tab's log of what its pages asked: an action reads only
 // what happened during it, so the log needs to reach back one action.
@@ -19,8 +22,9 @@ type pageNotes struct {
 
 // pageNote is one entry; exactly one of its pointers is set.
 type pageNote struct {
-	seq    int
-	dialog *Dialog
+	seq     int
+	dialog  *Dialog
+	chooser *openChooser
 }
 
 // mark is the log's position now: notes added later have a higher seq.
@@ -58,11 +62,14 @@ func (n *pageNotes) since(mark int) []pageNote {
 // noteResult adds to r what the tab's pages asked since mark: each as a
 // field of the result and an effect, so "no visible effect" is never said
 // of an action that opened a dialog.
-func (t *Tab) noteResult(r *Result, mark int) {
+func (t *Tab) noteResult(ctx context.Context, r *Result, mark int) {
 	for _, p := range t.notes.since(mark) {
-		if p.dialog != nil {
+		switch {
+		case p.dialog != nil:
 			r.Dialogs = append(r.Dialogs, *p.dialog)
 			addEffect(r, "dialog")
+		case p.chooser != nil:
+			t.noteChooser(ctx, r, p.chooser)
 		}
 	}
 }

@@ -73,6 +73,7 @@ type Tab struct {
 	// dlg is the JavaScript dialog state; notes what the pages asked of
 	// the browser lately, for the action under way to report.
 	dlg   dialogs
+	fc    choosers
 	notes pageNotes
 }
 
@@ -173,6 +174,9 @@ func (t *Tab) attach(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 		return err
 	}
+	if err := t.interceptChoosers(ctx, tg); err != nil {
+		return err
+	}
 	// Counting a page's requests from its first document on, so a wait for
 	// idle knows those it started before anyone looked. Not fatal: the
 	// first world of the tab tries again.
@@ -229,6 +233,8 @@ func (t *Tab) onAsk(sess *chromedp.Target, ev any) {
 		t.dialogOpening(sess, ev)
 	case *page.EventJavascriptDialogClosed:
 		t.dialogClosed(ev)
+	case *page.EventFileChooserOpened:
+		t.chooserOpened(sess, ev)
 	}
 }
 

@@ -44,6 +44,9 @@ const (
 	// with its answer and who gave it.
 	DialogOpened EventKind = "dialog-opened"
 	DialogClosed EventKind = "dialog-closed"
+	// FileChooserOpened: a page opened a file chooser (Event.Chooser),
+	// intercepted; an upload without a ref answers it.
+	FileChooserOpened EventKind = "file-chooser"
 )
 
 // Event is a change to the browser's tabs.
@@ -54,6 +57,8 @@ type Event struct {
 	Err    string    `json:"err,omitempty"`
 	// Dialog is the dialog of a DialogOpened or DialogClosed event.
 	Dialog *Dialog `json:"dialog,omitempty"`
+	// Chooser is the file chooser of a FileChooserOpened event.
+	Chooser *FileChooser `json:"chooser,omitempty"`
 }
 
 // subscriber queues events for one reader. Updates to the same tab
