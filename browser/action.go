@@ -121,6 +121,9 @@ type Result struct {
 	// Chooser is the file chooser the action opened, waiting for files
 	// (an upload without a ref sets them).
 	Chooser *FileChooser `json:"chooser,omitempty"`
+	// Downloads are the downloads the action started, as they were when
+	// it returned (a small file is done by then).
+	Downloads []Download `json:"downloads,omitempty"`
 }
 
 // String is the one-line verdict for a model.
@@ -155,6 +158,9 @@ func (r *Result) String() string {
 	}
 	if r.Chooser != nil {
 		sb.WriteString("; " + r.Chooser.String())
+	}
+	for _, d := range r.Downloads {
+		sb.WriteString("; " + d.String())
 	}
 	return sb.String()
 }

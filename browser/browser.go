@@ -20,13 +20,13 @@ type Browser struct {
 	opts   Options
 	parent context.Context
 
-	mu      sync.Mutex
-	run     *session
-	tabs    map[string]*Tab
-	order   []string
-	subs    map[*subscriber]struct{}
-	pending map[string]string // popup target -> opener, seen before attach
-	closed  bool
+	mu     sync.Mutex
+	run    *session
+	tabs   map[string]*Tab
+	order  []string
+	subs   map[*subscriber]struct{}
+	dl     downloads
+	closed bool
 	// starting is closed once the first start has ended, startErr is
 	// what it met (written before starting closes); stopStart cancels a
 	// start still under way (Start), so Close need not wait for it.
@@ -89,7 +89,7 @@ func Start(ctx context.Context, opts Options) *Browser {
 
 func newBrowser(ctx context.Context, opts Options) *Browser {
 	opts.defaults()
-	return &Browser{opts: opts, parent: ctx, tabs: map[string]*Tab{}, subs: map[*subscriber]struct{}{}, pending: map[string]string{},
+	return &Browser{opts: opts, parent: ctx, tabs: map[string]*Tab{}, subs: map[*subscriber]struct{}{},
 		starting: make(chan struct{}), stopStart: func() {}, closeDone: make(chan struct{})}
 }
 
@@ -177,6 +177,9 @@ func (b *Browser) start(ctx context.Context) error {
 	}
 	if _, err := cdp.Call(startCtx, c.Browser, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		return fmt.Errorf("launch: discover targets: %w", err)
+	}
+	if err := b.enableDownloads(startCtx, s); err != nil {
+		return fmt.Errorf("launch: %w", err)
 	}
 	go func() {
 		select {
@@ -319,6 +322,7 @@ func (b *Browser) Close() error {
 			err = fmt.Errorf("close browser: %w", serr)
 		}
 	}
+	b.removeStaging()
 	for sub := range subs {
 		sub.close()
 	}
@@ -378,6 +382,7 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 		}
 		if info.OpenerID != "" {
 			// A popup: adopt it even though nobody asked for it.
+			b.noteOpener(id, string(info.OpenerID))
 			go b.adoptPopup(s, id, string(info.OpenerID))
 		}
 	case *target.EventTargetInfoChanged:
@@ -404,6 +409,8 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 		if t != nil {
 			t.crashed(fmt.Errorf("%w: %s", ErrTabCrashed, ev.Status))
 		}
+	default:
+		b.onDownload(s, ev)
 	}
 }
 

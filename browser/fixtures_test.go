@@ -127,6 +127,7 @@ func apiFixtures(mux *http.ServeMux) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, `<!doctype html><title>Received</title><h1>Application received</h1>`)
 	})
+	mux.HandleFunc("/api/file", fileDownload)
 	mux.HandleFunc("/api/slow", func(w http.ResponseWriter, r *http.Request) {
 		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
 		delay(r, time.Duration(ms)*time.Millisecond)
@@ -168,3 +169,34 @@ func findPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html")
 	w.Write([]byte(sb.String()))
 }
+
+// fileDownload answers a download: name is the file's suggested name; a
+// size sends that many bytes, with its length unless nolength is set, in
+// chunks with pauses between (so the browser reports progress); without
+// one, a small invoice CSV.
+func fileDownload(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", q.Get("name")))
+	size, _ := strconv.Atoi(q.Get("size"))
+	if size == 0 {
+		w.Header().Set("Content-Type", "text/csv")
+		fmt.Fprint(w, invoiceCSV)
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if q.Get("nolength") == "" {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+	}
+	chunk := make([]byte, 64<<10)
+	for sent := 0; sent < size && r.Context().Err() == nil; sent += len(chunk) {
+		n := min(len(chunk), size-sent)
+		if _, err := w.Write(chunk[:n]); err != nil {
+			return
+		}
+		w.(http.Flusher).Flush()
+		delay(r, 20*time.Millisecond)
+	}
+}
+
+// invoiceCSV is the March invoice the downloads fixture serves.
+const invoiceCSV = "item,amount\nHosting,120.00\nSupport,80.50\nTotal,200.50\n"

@@ -55,6 +55,11 @@ type Options struct {
 	// policy of their own (Tab.SetDialogPolicy); nil is
 	// DefaultDialogPolicy: alerts accepted and reported, the rest held.
 	Dialogs DialogPolicy
+	// Downloads is where downloads go and their cap, for tabs whose holder
+	// set none (Tab.SetDownloads). Without a Dir they go to a folder of
+	// the browser's own, removed when it closes; never to the machine
+	// user's Downloads.
+	Downloads DownloadOptions
 	// Logf receives diagnostic lines; nil discards them.
 	Logf func(format string, args ...any)
 

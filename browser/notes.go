@@ -25,6 +25,8 @@ type pageNote struct {
 	seq     int
 	dialog  *Dialog
 	chooser *openChooser
+	// download is the id of a download the page started.
+	download string
 }
 
 // mark is the log's position now: notes added later have a higher seq.
@@ -70,6 +72,8 @@ func (t *Tab) noteResult(ctx context.Context, r *Result, mark int) {
 			addEffect(r, "dialog")
 		case p.chooser != nil:
 			t.noteChooser(ctx, r, p.chooser)
+		case p.download != "":
+			t.noteDownload(r, p.download)
 		}
 	}
 }

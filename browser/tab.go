@@ -75,6 +75,7 @@ type Tab struct {
 	dlg   dialogs
 	fc    choosers
 	notes pageNotes
+	dlo   atomic.Pointer[DownloadOptions] // the holder's, when set
 }
 
 type world struct {
@@ -235,6 +236,10 @@ func (t *Tab) onAsk(sess *chromedp.Target, ev any) {
 		t.dialogClosed(ev)
 	case *page.EventFileChooserOpened:
 		t.chooserOpened(sess, ev)
+	case *page.EventFrameAttached:
+		t.b.noteFrame(string(ev.FrameID), t.id)
+	case *page.EventFrameDetached:
+		t.b.noteFrame(string(ev.FrameID), "")
 	}
 }
 

@@ -47,6 +47,12 @@ const (
 	// FileChooserOpened: a page opened a file chooser (Event.Chooser),
 	// intercepted; an upload without a ref answers it.
 	FileChooserOpened EventKind = "file-chooser"
+	// Download events carry Event.Download; progress coalesces per
+	// download for a reader that falls behind.
+	DownloadStarted  EventKind = "download-started"
+	DownloadProgress EventKind = "download-progress"
+	DownloadDone     EventKind = "download-done"
+	DownloadFailed   EventKind = "download-failed"
 )
 
 // Event is a change to the browser's tabs.
@@ -59,6 +65,8 @@ type Event struct {
 	Dialog *Dialog `json:"dialog,omitempty"`
 	// Chooser is the file chooser of a FileChooserOpened event.
 	Chooser *FileChooser `json:"chooser,omitempty"`
+	// Download is the download of a Download event.
+	Download *Download `json:"download,omitempty"`
 }
 
 // subscriber queues events for one reader. Updates to the same tab
@@ -87,9 +95,9 @@ func (s *subscriber) push(ev Event) {
 		s.mu.Unlock()
 		return
 	}
-	if ev.Kind == TabUpdated {
+	if ev.Kind == TabUpdated || ev.Kind == DownloadProgress {
 		for i := range s.queue {
-			if s.queue[i].Kind == TabUpdated && s.queue[i].Tab.ID == ev.Tab.ID {
+			if supersedes(ev, s.queue[i]) {
 				s.queue = append(s.queue[:i], s.queue[i+1:]...)
 				break
 			}
@@ -101,6 +109,18 @@ func (s *subscriber) push(ev Event) {
 	case s.wake <- struct{}{}:
 	default:
 	}
+}
+
+// supersedes reports whether ev makes the queued old one stale: a newer
+// update of the same tab, or newer progress of the same download.
+func supersedes(ev, old Event) bool {
+	if ev.Kind != old.Kind {
+		return false
+	}
+	if ev.Kind == DownloadProgress {
+		return ev.Download != nil && old.Download != nil && ev.Download.ID == old.Download.ID
+	}
+	return ev.Tab.ID == old.Tab.ID
 }
 
 func (s *subscriber) pump() {
