@@ -63,9 +63,14 @@ func (t *Tab) Do(ctx context.Context, a Action) (*Result, error) {
 	defer cancel()
 	t.op.Lock()
 	defer t.op.Unlock()
+	start, url := time.Now(), t.Info().URL
 	r, err := t.act(cctx, a)
 	if err != nil {
-		return r, fmt.Errorf("%s: %w", describe(a), t.fail(cctx, err))
+		err = t.fail(cctx, err)
+		if cr, ok := t.closedResult(a, err, start, url); ok {
+			return cr, nil
+		}
+		return r, fmt.Errorf("%s: %w", describe(a), err)
 	}
 	return r, nil
 }
@@ -106,6 +111,7 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 	}
 	if r != nil {
 		t.noteResult(ctx, r, mark)
+		r.Took = time.Since(start)
 	}
 	return r, err
 }

@@ -124,6 +124,12 @@ type Result struct {
 	// Downloads are the downloads the action started, as they were when
 	// it returned (a small file is done by then).
 	Downloads []Download `json:"downloads,omitempty"`
+	// Opened are the tabs the action opened (a link or form with a
+	// target, window.open), leased to the tab's holder.
+	Opened []TabInfo `json:"opened,omitempty"`
+	// Closed: the page closed its own tab during the action (a sign-in
+	// popup done); the opener, if any, is the tab to go back to.
+	Closed bool `json:"closed,omitempty"`
 }
 
 // String is the one-line verdict for a model.
@@ -134,6 +140,8 @@ func (r *Result) String() string {
 		sb.WriteString(" " + r.Ref)
 	}
 	switch {
+	case r.Closed:
+		sb.WriteString(": the page closed its own tab")
 	case r.Navigated:
 		fmt.Fprintf(&sb, ": navigated to %s", r.URL)
 	case r.Changed:
@@ -161,6 +169,9 @@ func (r *Result) String() string {
 	}
 	for _, d := range r.Downloads {
 		sb.WriteString("; " + d.String())
+	}
+	for _, o := range r.Opened {
+		fmt.Fprintf(&sb, "; opened a new tab %s %q %s", o.ID, clipText(o.Title, 60), clipText(o.URL, 80))
 	}
 	return sb.String()
 }

@@ -20,12 +20,14 @@ type Browser struct {
 	opts   Options
 	parent context.Context
 
+	// dl has a lock of its own.
+	dl downloads
+
 	mu     sync.Mutex
 	run    *session
 	tabs   map[string]*Tab
 	order  []string
 	subs   map[*subscriber]struct{}
-	dl     downloads
 	closed bool
 	// starting is closed once the first start has ended, startErr is
 	// what it met (written before starting closes); stopStart cancels a
@@ -425,7 +427,8 @@ func (b *Browser) drop(id string, err error) {
 	b.mu.Unlock()
 	if t != nil {
 		t.kill(err)
-		b.emit(Event{Kind: TabClosed, Tab: t.Info()})
+		info := t.Info()
+		b.emit(Event{Kind: TabClosed, Tab: info, Opener: info.Opener})
 	}
 }
 
@@ -456,14 +459,7 @@ func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Ta
 	t.announced = true
 	t.mu.Unlock()
 	if opener != "" {
-		b.mu.Lock()
-		ot := b.tabs[opener]
-		b.mu.Unlock()
-		t.update(func(ti *TabInfo) bool { ti.Opener = opener; return true })
-		if ot != nil {
-			ot.handPopup(t)
-		}
-		b.emit(Event{Kind: TabPopup, Tab: t.Info(), Opener: opener})
+		b.adoptedPopup(t, opener)
 	} else {
 		b.emit(Event{Kind: TabOpened, Tab: t.Info()})
 	}
@@ -476,6 +472,7 @@ func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Ta
 func (b *Browser) adoptPopup(s *session, id, opener string) {
 	if _, err := b.adopt(s.ctx, s, id, opener); err != nil {
 		b.opts.Logf("popup of %s: %v", opener, err)
+		b.popupFailed(opener)
 	}
 }
 

@@ -18,6 +18,7 @@ type pageNotes struct {
 	mu   sync.Mutex
 	seq  int
 	list []pageNote
+	wake chan struct{} // closed by the next add
 }
 
 // pageNote is one entry; exactly one of its pointers is set.
@@ -27,6 +28,7 @@ type pageNote struct {
 	chooser *openChooser
 	// download is the id of a download the page started.
 	download string
+	window   *windowNote
 }
 
 // mark is the log's position now: notes added later have a higher seq.
@@ -42,10 +44,24 @@ func (n *pageNotes) add(p pageNote) {
 	defer n.mu.Unlock()
 	n.seq++
 	p.seq = n.seq
+	if n.wake != nil {
+		close(n.wake)
+		n.wake = nil
+	}
 	n.list = append(n.list, p)
 	if len(n.list) > maxNotes {
 		n.list = n.list[len(n.list)-maxNotes:]
 	}
+}
+
+// changes returns a channel closed by the next note.
+func (n *pageNotes) changes() <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.wake == nil {
+		n.wake = make(chan struct{})
+	}
+	return n.wake
 }
 
 // since returns the notes added after mark.
@@ -65,6 +81,7 @@ func (n *pageNotes) since(mark int) []pageNote {
 // field of the result and an effect, so "no visible effect" is never said
 // of an action that opened a dialog.
 func (t *Tab) noteResult(ctx context.Context, r *Result, mark int) {
+	t.noteWindows(ctx, r, mark)
 	for _, p := range t.notes.since(mark) {
 		switch {
 		case p.dialog != nil:

@@ -236,6 +236,8 @@ func (t *Tab) onAsk(sess *chromedp.Target, ev any) {
 		t.dialogClosed(ev)
 	case *page.EventFileChooserOpened:
 		t.chooserOpened(sess, ev)
+	case *page.EventWindowOpen:
+		t.windowOpened(ev)
 	case *page.EventFrameAttached:
 		t.b.noteFrame(string(ev.FrameID), t.id)
 	case *page.EventFrameDetached:

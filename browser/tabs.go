@@ -57,10 +57,14 @@ const (
 
 // Event is a change to the browser's tabs.
 type Event struct {
-	Kind   EventKind `json:"kind"`
-	Tab    TabInfo   `json:"tab"`
-	Opener string    `json:"opener,omitempty"`
-	Err    string    `json:"err,omitempty"`
+	Kind EventKind `json:"kind"`
+	Tab  TabInfo   `json:"tab"`
+	// Opener names the opener of a TabPopup, and of a popup's TabClosed.
+	Opener string `json:"opener,omitempty"`
+	// UserGesture: the popup was opened by input to its opener (a click on
+	// a link), not by the page's script alone.
+	UserGesture bool   `json:"userGesture,omitempty"`
+	Err         string `json:"err,omitempty"`
 	// Dialog is the dialog of a DialogOpened or DialogClosed event.
 	Dialog *Dialog `json:"dialog,omitempty"`
 	// Chooser is the file chooser of a FileChooserOpened event.
