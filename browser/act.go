@@ -50,11 +50,13 @@ func (t *Tab) Do(ctx context.Context, a Action) (*Result, error) {
 	if err := t.validate(a); err != nil {
 		return nil, fmt.Errorf("%s: %w", describe(a), err)
 	}
-	if a.Kind == ActDialog {
+	switch {
+	case a.Kind == ActDialog:
 		return t.doDialog(ctx, a)
-	}
-	if od := t.dlg.current(); od != nil && a.navigates() && t.dlg.held().Err() != nil {
-		return t.leaveDialog(ctx, a, od)
+	case a.Kind == ActAuth:
+		return t.doAuth(ctx, a)
+	case a.navigates() && t.blocked() != nil:
+		return t.leaveBlocked(ctx, a)
 	}
 	cctx, cancel, err := t.begin(ctx)
 	if err != nil {
@@ -105,9 +107,9 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 	start, mark := time.Now(), t.notes.mark()
 	s := &step{a: a, r: &Result{Action: a.Kind, Ref: a.Ref}}
 	r, err := t.actSteps(ctx, s, start)
-	if d := heldDialog(ctx); d != nil {
+	if interrupted(ctx) {
 		// The error, if any, is the interruption itself.
-		return t.raisedDialog(ctx, s, d, mark, start), nil
+		return t.raised(ctx, s, mark, start), nil
 	}
 	if r != nil {
 		t.noteResult(ctx, r, mark)
@@ -189,6 +191,8 @@ func (t *Tab) perform(ctx context.Context, s *step) error {
 		return t.typeFocused(ctx, s.w, s.a.Text)
 	case ActUpload:
 		return t.upload(ctx, s)
+	case ActAuth:
+		return t.answerAuth(ctx, nil, AuthAnswer{Username: s.a.Username, Password: s.a.Password, Cancel: !s.a.Accept}, DialogByHolder)
 	}
 	// ActWait sends nothing: it only waits for its condition.
 	return nil

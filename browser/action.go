@@ -30,6 +30,9 @@ const (
 	// ActDialog answers the open JavaScript dialog: Accept, and Text for
 	// a prompt.
 	ActDialog = "dialog"
+	// ActAuth answers the oldest site asking for a password: Username
+	// and Password with Accept, a cancel without.
+	ActAuth = "auth"
 )
 
 // Action is one step an agent asks for. Which fields matter depends on Kind.
@@ -46,7 +49,9 @@ type Action struct {
 	Y         float64  `json:"y,omitempty"`
 	URL       string   `json:"url,omitempty"`
 	Files     []string `json:"files,omitempty"`
-	Accept    bool     `json:"accept,omitempty"` // dialog: OK rather than Cancel
+	Accept    bool     `json:"accept,omitempty"` // dialog: OK rather than Cancel; auth: sign in rather than cancel
+	Username  string   `json:"username,omitempty"`
+	Password  string   `json:"password,omitempty"`
 	// Until is a condition to wait for after acting; in a batch it is also
 	// the check that must hold before the next step runs.
 	Until *Condition `json:"until,omitempty"`
@@ -130,6 +135,9 @@ type Result struct {
 	// Closed: the page closed its own tab during the action (a sign-in
 	// popup done); the opener, if any, is the tab to go back to.
 	Closed bool `json:"closed,omitempty"`
+	// Auth is the last site that asked, during the action, for a user
+	// name and password (ActAuth answers it).
+	Auth *AuthChallenge `json:"auth,omitempty"`
 }
 
 // String is the one-line verdict for a model.
@@ -169,6 +177,12 @@ func (r *Result) String() string {
 	}
 	for _, d := range r.Downloads {
 		sb.WriteString("; " + d.String())
+	}
+	if r.Auth != nil {
+		sb.WriteString("; " + r.Auth.String())
+		if r.Auth.Answered == "" {
+			sb.WriteString(", waiting for an answer")
+		}
 	}
 	for _, o := range r.Opened {
 		fmt.Fprintf(&sb, "; opened a new tab %s %q %s", o.ID, clipText(o.Title, 60), clipText(o.URL, 80))
@@ -217,7 +231,7 @@ func (t *Tab) validate(a Action) error {
 		return t.b.checkURL(a.URL)
 	case ActClickAt:
 		return t.validatePoint(a)
-	case ActBack, ActForward, ActReload:
+	case ActBack, ActForward, ActReload, ActAuth:
 		return nil
 	case ActDialog:
 		if len(a.Text) > MaxTypeLength {

@@ -13,24 +13,6 @@ import (
 // Acting around a dialog: the call it interrupts, the action that answers
 // it, and leaving the page it blocks.
 
-// interruptible returns a context that ends, with the dialog's
-// *DialogError, when a dialog is held for the holder.
-func (t *Tab) interruptible(ctx context.Context) (context.Context, func()) {
-	ictx, cancel := context.WithCancelCause(ctx)
-	hold := t.dlg.held()
-	stop := context.AfterFunc(hold, func() { cancel(context.Cause(hold)) })
-	return ictx, func() { stop(); cancel(nil) }
-}
-
-// heldDialog returns the dialog that interrupted ctx, or nil.
-func heldDialog(ctx context.Context) *Dialog {
-	var de *DialogError
-	if errors.As(context.Cause(ctx), &de) {
-		return &de.Dialog
-	}
-	return nil
-}
-
 // raisedDialog turns an action interrupted by a held dialog into its
 // result: the dialog is the action's effect, and the page's state from
 // before the action is kept to judge the answer by.
@@ -77,10 +59,11 @@ func (t *Tab) doDialog(ctx context.Context, a Action) (*Result, error) {
 	ictx, done := t.interruptible(cctx)
 	defer done()
 	s := &step{a: a, r: &Result{Action: a.Kind}}
-	r, err := t.afterDialog(ictx, s, od, ev, start)
-	if d := heldDialog(ictx); d != nil {
+	s.w, s.before = t.dialogBase(od)
+	r, err := t.afterAnswer(ictx, s, ev, start)
+	if interrupted(ictx) {
 		// Answering it raised another (a confirm, then a prompt).
-		r = t.raisedDialog(ictx, s, d, mark, start)
+		r = t.raised(ictx, s, mark, start)
 		err = nil
 	} else if r != nil {
 		t.noteResult(ctx, r, mark)
@@ -99,14 +82,22 @@ func (t *Tab) doDialog(ctx context.Context, a Action) (*Result, error) {
 	return r, nil
 }
 
-// afterDialog settles the page after a dialog's answer and judges it.
-func (t *Tab) afterDialog(ctx context.Context, s *step, od *openDialog, ev *navEvents, start time.Time) (*Result, error) {
+// dialogBase is the world and page state from before the action that
+// raised the dialog, when they are still the page's.
+func (t *Tab) dialogBase(od *openDialog) (*world, fingerprint) {
 	t.dlg.mu.Lock()
 	base, bw := od.base, od.w
 	t.dlg.mu.Unlock()
 	if base != nil && t.worlds[bw.frame] == bw {
-		s.w, s.before = bw, *base
-	} else {
+		return bw, *base
+	}
+	return nil, fingerprint{}
+}
+
+// afterAnswer settles the page after an answer to what blocked it and
+// judges it, against s.before when s.w is set.
+func (t *Tab) afterAnswer(ctx context.Context, s *step, ev *navEvents, start time.Time) (*Result, error) {
+	if s.w == nil {
 		w, _, err := t.mainWorld(ctx)
 		if err != nil {
 			return nil, err
@@ -122,20 +113,18 @@ func (t *Tab) afterDialog(ctx context.Context, s *step, od *openDialog, ev *navE
 	return t.finish(ctx, s, ev, start)
 }
 
-// leaveDialog is a navigation asked for while a dialog is held: the page
-// is blocked, so the action takes no baseline and goes straight to the
-// browser, which closes the dialog as it leaves. A "Leave site?" dialog is
+// leaveBlocked is a navigation asked for while the page is blocked (a
+// held dialog, a password its navigation waits for): the action takes no
+// baseline and goes straight to the browser, which closes the dialog (or
+// drops the waiting navigation) as it leaves. A "Leave site?" dialog is
 // the page asking about exactly this: it must be answered instead.
 //
 // A page whose script keeps opening dialogs in a loop cannot be left for
 // a page of the same site: that page would load in the same renderer,
 // which never gets out of the loop. Another site loads in a process of its
 // own, and closing the tab always works.
-func (t *Tab) leaveDialog(ctx context.Context, a Action, od *openDialog) (*Result, error) {
-	t.dlg.mu.Lock()
-	d := od.d
-	t.dlg.mu.Unlock()
-	if d.Kind == DialogBeforeUnload {
+func (t *Tab) leaveBlocked(ctx context.Context, a Action) (*Result, error) {
+	if d, ok := t.Dialog(); ok && d.Kind == DialogBeforeUnload && d.Held {
 		return nil, fmt.Errorf("%s: %w", describe(a), &DialogError{Dialog: d})
 	}
 	cctx, cancel, err := t.beginTab(ctx)

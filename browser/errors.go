@@ -99,6 +99,8 @@ var (
 	ErrDialogOpen = errors.New("a dialog is open")
 	// ErrNoDialog means an answer was given with no dialog open.
 	ErrNoDialog = errors.New("no dialog is open")
+	// ErrNoChallenge means credentials were given with no site asking.
+	ErrNoChallenge = errors.New("no site is asking for a password")
 )
 
 // DialogError is returned by a call on a tab whose page is blocked by a
@@ -115,3 +117,22 @@ func (e *DialogError) Error() string {
 
 // Unwrap lets errors.Is match ErrDialogOpen.
 func (e *DialogError) Unwrap() error { return ErrDialogOpen }
+
+// ErrAuthRequired means the tab's navigation waits for a password (see
+// AuthError).
+var ErrAuthRequired = errors.New("a site asks for a password")
+
+// AuthError is returned by a call on a tab whose page is frozen while its
+// navigation waits for the credentials a site asked for. It wraps
+// ErrAuthRequired.
+type AuthError struct {
+	Challenge AuthChallenge
+}
+
+// Error names the site and what it asks.
+func (e *AuthError) Error() string {
+	return e.Challenge.String() + "; answer it first (or cancel it)"
+}
+
+// Unwrap lets errors.Is match ErrAuthRequired.
+func (e *AuthError) Unwrap() error { return ErrAuthRequired }

@@ -128,6 +128,17 @@ func apiFixtures(mux *http.ServeMux) {
 		fmt.Fprint(w, `<!doctype html><title>Received</title><h1>Application received</h1>`)
 	})
 	mux.HandleFunc("/api/file", fileDownload)
+	mux.HandleFunc("/api/private", func(w http.ResponseWriter, r *http.Request) {
+		u, p, ok := r.BasicAuth()
+		if !ok || u != "ada" || p != "lovelace" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="Staff only"`)
+			http.Error(w, "Unauthorized: staff only", http.StatusUnauthorized)
+			return
+		}
+		states.add(r.URL.Query().Get("id"), "signed in "+u)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>Staff</title><h1>Welcome ada</h1>`)
+	})
 	mux.HandleFunc("/api/slow", func(w http.ResponseWriter, r *http.Request) {
 		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
 		delay(r, time.Duration(ms)*time.Millisecond)

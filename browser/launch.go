@@ -55,6 +55,10 @@ type Options struct {
 	// policy of their own (Tab.SetDialogPolicy); nil is
 	// DefaultDialogPolicy: alerts accepted and reported, the rest held.
 	Dialogs DialogPolicy
+	// Auth decides what becomes of a site's request for credentials that
+	// nobody answered, on tabs with no policy of their own; nil is
+	// DefaultAuthPolicy.
+	Auth AuthPolicy
 	// Downloads is where downloads go and their cap, for tabs whose holder
 	// set none (Tab.SetDownloads). Without a Dir they go to a folder of
 	// the browser's own, removed when it closes; never to the machine

@@ -85,6 +85,14 @@ func (t *Tab) handPopup(p *Tab) {
 		p.dlg.policy = policy
 	}
 	p.dlg.mu.Unlock()
+	t.auth.mu.Lock()
+	ap := t.auth.policy
+	t.auth.mu.Unlock()
+	p.auth.mu.Lock()
+	if p.auth.policy == nil {
+		p.auth.policy = ap
+	}
+	p.auth.mu.Unlock()
 	if o := t.dlo.Load(); o != nil {
 		p.dlo.CompareAndSwap(nil, o)
 	}

@@ -29,6 +29,7 @@ type pageNote struct {
 	// download is the id of a download the page started.
 	download string
 	window   *windowNote
+	auth     *AuthChallenge
 }
 
 // mark is the log's position now: notes added later have a higher seq.
@@ -89,6 +90,10 @@ func (t *Tab) noteResult(ctx context.Context, r *Result, mark int) {
 			addEffect(r, "dialog")
 		case p.chooser != nil:
 			t.noteChooser(ctx, r, p.chooser)
+		case p.auth != nil:
+			c := *p.auth
+			r.Auth = &c
+			addEffect(r, "a password asked")
 		case p.download != "":
 			t.noteDownload(r, p.download)
 		}

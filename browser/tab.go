@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -76,6 +77,8 @@ type Tab struct {
 	fc    choosers
 	notes pageNotes
 	dlo   atomic.Pointer[DownloadOptions] // the holder's, when set
+	auth  auths
+	icpt  intercept // under auth.mu
 }
 
 type world struct {
@@ -102,6 +105,7 @@ func newTab(b *Browser, s *session, id string, ctx context.Context, cancel conte
 	t.info = TabInfo{ID: id}
 	t.sc.t = t
 	t.dlg.init()
+	t.auth.init()
 	return t
 }
 
@@ -178,6 +182,9 @@ func (t *Tab) attach(ctx context.Context) error {
 	if err := t.interceptChoosers(ctx, tg); err != nil {
 		return err
 	}
+	if err := t.startIntercept(ctx); err != nil {
+		return err
+	}
 	// Counting a page's requests from its first document on, so a wait for
 	// idle knows those it started before anyone looked. Not fatal: the
 	// first world of the tab tries again.
@@ -236,6 +243,12 @@ func (t *Tab) onAsk(sess *chromedp.Target, ev any) {
 		t.dialogClosed(ev)
 	case *page.EventFileChooserOpened:
 		t.chooserOpened(sess, ev)
+	case *fetch.EventAuthRequired:
+		t.authRequired(sess, ev)
+	case *page.EventFrameNavigated:
+		if sess == t.target() && ev.Frame != nil && ev.Frame.ParentID == "" {
+			t.topCommitted()
+		}
 	case *page.EventWindowOpen:
 		t.windowOpened(ev)
 	case *page.EventFrameAttached:
@@ -290,9 +303,9 @@ func (t *Tab) begin(ctx context.Context) (context.Context, context.CancelFunc, e
 	if err != nil {
 		return nil, nil, err
 	}
-	if hold := t.dlg.held(); hold.Err() != nil {
+	if err := t.blocked(); err != nil {
 		cancel()
-		return nil, nil, context.Cause(hold)
+		return nil, nil, err
 	}
 	ictx, done := t.interruptible(cctx)
 	return ictx, func() { done(); cancel() }, nil

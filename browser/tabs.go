@@ -53,6 +53,10 @@ const (
 	DownloadProgress EventKind = "download-progress"
 	DownloadDone     EventKind = "download-done"
 	DownloadFailed   EventKind = "download-failed"
+	// AuthRequired: a site asks for credentials (Event.Auth), its request
+	// waiting; AuthAnswered: answered, by whom, never with what.
+	AuthRequired EventKind = "auth-required"
+	AuthAnswered EventKind = "auth-answered"
 )
 
 // Event is a change to the browser's tabs.
@@ -71,6 +75,8 @@ type Event struct {
 	Chooser *FileChooser `json:"chooser,omitempty"`
 	// Download is the download of a Download event.
 	Download *Download `json:"download,omitempty"`
+	// Auth is the challenge of an Auth event.
+	Auth *AuthChallenge `json:"auth,omitempty"`
 }
 
 // subscriber queues events for one reader. Updates to the same tab
@@ -298,7 +304,7 @@ func (t *Tab) Load(ctx context.Context, url string) error {
 	// it now, so whoever names the tab next (the transcript's "started
 	// on …") names it by its title. A page blocked by a dialog answers
 	// nothing: its target events bring the title later.
-	if t.dlg.held().Err() == nil {
+	if t.blocked() == nil {
 		t.refreshInfo()
 	}
 	return nil
@@ -341,8 +347,10 @@ func (t *Tab) waitLoad(ctx context.Context, load <-chan jsonv2.Value) error {
 		return nil
 	case <-wait.C:
 		return nil
+	case <-t.authAsked():
+		return nil
 	case <-ctx.Done():
-		if heldDialog(ctx) != nil {
+		if interrupted(ctx) {
 			return nil
 		}
 		return fmt.Errorf("load: %w", t.fail(ctx, context.Cause(ctx)))

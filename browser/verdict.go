@@ -62,6 +62,14 @@ func (s *step) pointedAt(p prep) {
 // verdict compares the page after the action with before and fills in the
 // result: where the page is, whether it settled and what changed.
 func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
+	if st.navPending && t.authWaiting() {
+		// The page's navigation waits for a password, and Chromium runs
+		// nothing in the page meanwhile: the challenge is the verdict.
+		r := s.r
+		r.URL, r.Settled, r.NavRequested = s.before.URL, true, true
+		addEffect(r, "a navigation started, not loaded yet")
+		return nil
+	}
 	var after fingerprint
 	if st.FP != nil && !st.navigated {
 		after = *st.FP
