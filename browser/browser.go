@@ -20,8 +20,10 @@ type Browser struct {
 	opts   Options
 	parent context.Context
 
-	// dl has a lock of its own.
-	dl downloads
+	// dl has a lock of its own; capture is held for one screenshot, so
+	// no other tab comes to the front during it (Tab.capture).
+	dl      downloads
+	capture sync.Mutex
 
 	mu     sync.Mutex
 	run    *session

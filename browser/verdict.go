@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 )
 
@@ -189,14 +188,14 @@ func (t *Tab) thumb(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := cdp.Call(ctx, t.target(), page.CaptureScreenshot, page.CaptureScreenshotParams{
+	data, err := t.capture(ctx, page.CaptureScreenshotParams{
 		Format: page.CaptureScreenshotFormatPng, OptimizeForSpeed: new(true), Clip: clip,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Data) == 0 {
+	if len(data) == 0 {
 		return nil, errNoThumb
 	}
-	return res.Data, nil
+	return data, nil
 }
