@@ -97,6 +97,9 @@ type step struct {
 	// (the frame posts a message and the page reacts).
 	top       *world
 	topBefore fingerprint
+	// shown counts the visible controls before a hover (counted set).
+	shown   int
+	counted bool
 }
 
 // act runs one action: it finds the target, takes the page's state,
@@ -191,6 +194,8 @@ func (t *Tab) perform(ctx context.Context, s *step) error {
 		return t.typeFocused(ctx, s.w, s.a.Text)
 	case ActUpload:
 		return t.upload(ctx, s)
+	case ActDrag:
+		return t.drag(ctx, s)
 	case ActAuth:
 		return t.answerAuth(ctx, nil, AuthAnswer{Username: s.a.Username, Password: s.a.Password, Cancel: !s.a.Accept}, DialogByHolder)
 	}

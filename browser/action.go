@@ -33,6 +33,8 @@ const (
 	// ActAuth answers the oldest site asking for a password: Username
 	// and Password with Accept, a cancel without.
 	ActAuth = "auth"
+	// ActDrag drags Ref onto To, or by DX, DY CSS pixels.
+	ActDrag = "drag"
 )
 
 // Action is one step an agent asks for. Which fields matter depends on Kind.
@@ -50,6 +52,9 @@ type Action struct {
 	URL       string   `json:"url,omitempty"`
 	Files     []string `json:"files,omitempty"`
 	Accept    bool     `json:"accept,omitempty"` // dialog: OK rather than Cancel; auth: sign in rather than cancel
+	To        string   `json:"to,omitempty"`     // drag: the ref to drop on
+	DX        float64  `json:"dx,omitempty"`     // drag: CSS pixels right (negative: left)
+	DY        float64  `json:"dy,omitempty"`     // drag: CSS pixels down (negative: up)
 	Username  string   `json:"username,omitempty"`
 	Password  string   `json:"password,omitempty"`
 	// Until is a condition to wait for after acting; in a batch it is also
@@ -60,7 +65,7 @@ type Action struct {
 // pointed reports whether the action checks its target at a point (as a
 // click does), which takes the page's baseline in the same call.
 func (a Action) pointed() bool {
-	return a.Kind == ActClick || a.Kind == ActHover || a.Kind == ActType || a.Kind == ActClear
+	return a.Kind == ActClick || a.Kind == ActHover || a.Kind == ActType || a.Kind == ActClear || a.Kind == ActDrag
 }
 
 // navigates reports whether the action loads another document by itself.
@@ -222,6 +227,8 @@ func (t *Tab) validate(a Action) error {
 		return needRef(a)
 	case ActUpload:
 		return validateUpload(a)
+	case ActDrag:
+		return validateDrag(a)
 	case ActPress:
 		_, err := parseChord(a.Key)
 		return err

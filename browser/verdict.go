@@ -129,6 +129,9 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 			r.Effects = append(r.Effects, "the page around its frame")
 		}
 	}
+	if err := t.shownEffect(ctx, s); err != nil {
+		return err
+	}
 	r.Changed = len(r.Effects) > 0
 	return nil
 }
