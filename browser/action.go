@@ -10,53 +10,63 @@ import (
 // MaxTypeLength is the most text, in bytes, one type action accepts.
 const MaxTypeLength = 64 << 10
 
+// ActionKind names what an action does.
+type ActionKind string
+
 // Action kinds.
 const (
-	ActClick       = "click"
-	ActType        = "type"
-	ActClear       = "clear"
-	ActSelect      = "select"
-	ActPress       = "press"
-	ActScroll      = "scroll"
-	ActHover       = "hover"
-	ActNavigate    = "navigate"
-	ActBack        = "back"
-	ActForward     = "forward"
-	ActReload      = "reload"
-	ActClickAt     = "click_at"
-	ActTypeFocused = "type_focused"
-	ActUpload      = "upload"
-	ActWait        = "wait"
+	ActClick       ActionKind = "click"
+	ActType        ActionKind = "type"
+	ActClear       ActionKind = "clear"
+	ActSelect      ActionKind = "select"
+	ActPress       ActionKind = "press"
+	ActScroll      ActionKind = "scroll"
+	ActHover       ActionKind = "hover"
+	ActNavigate    ActionKind = "navigate"
+	ActBack        ActionKind = "back"
+	ActForward     ActionKind = "forward"
+	ActReload      ActionKind = "reload"
+	ActClickAt     ActionKind = "click_at"
+	ActTypeFocused ActionKind = "type_focused"
+	ActUpload      ActionKind = "upload"
+	ActWait        ActionKind = "wait"
 	// ActDialog answers the open JavaScript dialog: Accept, and Text for
 	// a prompt.
-	ActDialog = "dialog"
+	ActDialog ActionKind = "dialog"
 	// ActAuth answers the oldest site asking for a password: Username
 	// and Password with Accept, a cancel without.
-	ActAuth = "auth"
+	ActAuth ActionKind = "auth"
 	// ActDrag drags Ref onto To, or by DX, DY CSS pixels.
-	ActDrag = "drag"
+	ActDrag ActionKind = "drag"
 )
+
+// ActionKinds lists every action kind Do takes, for readers that build a
+// table of them (tools, schemas) and must miss none.
+func ActionKinds() []ActionKind {
+	return []ActionKind{ActClick, ActType, ActClear, ActSelect, ActPress, ActScroll, ActHover, ActNavigate, ActBack,
+		ActForward, ActReload, ActClickAt, ActTypeFocused, ActUpload, ActWait, ActDialog, ActAuth, ActDrag}
+}
 
 // Action is one step an agent asks for. Which fields matter depends on Kind.
 type Action struct {
-	Kind      string   `json:"action"`
-	Ref       string   `json:"ref,omitempty"`
-	Text      string   `json:"text,omitempty"`
-	Submit    bool     `json:"submit,omitempty"`
-	Option    string   `json:"option,omitempty"`
-	Key       string   `json:"key,omitempty"`       // press: "Enter", "Control+A", "Shift+Tab"
-	Direction string   `json:"direction,omitempty"` // scroll: up, down, left, right
-	Amount    float64  `json:"amount,omitempty"`    // scroll: CSS pixels (default most of a screen)
-	X         float64  `json:"x,omitempty"`         // click_at: screenshot pixels
-	Y         float64  `json:"y,omitempty"`
-	URL       string   `json:"url,omitempty"`
-	Files     []string `json:"files,omitempty"`
-	Accept    bool     `json:"accept,omitempty"` // dialog: OK rather than Cancel; auth: sign in rather than cancel
-	To        string   `json:"to,omitempty"`     // drag: the ref to drop on
-	DX        float64  `json:"dx,omitempty"`     // drag: CSS pixels right (negative: left)
-	DY        float64  `json:"dy,omitempty"`     // drag: CSS pixels down (negative: up)
-	Username  string   `json:"username,omitempty"`
-	Password  string   `json:"password,omitempty"`
+	Kind      ActionKind `json:"action"`
+	Ref       string     `json:"ref,omitempty"`
+	Text      string     `json:"text,omitempty"`
+	Submit    bool       `json:"submit,omitempty"`
+	Option    string     `json:"option,omitempty"`
+	Key       string     `json:"key,omitempty"`       // press: "Enter", "Control+A", "Shift+Tab"
+	Direction string     `json:"direction,omitempty"` // scroll: up, down, left, right
+	Amount    float64    `json:"amount,omitempty"`    // scroll: CSS pixels (default most of a screen)
+	X         float64    `json:"x,omitempty"`         // click_at: screenshot pixels
+	Y         float64    `json:"y,omitempty"`
+	URL       string     `json:"url,omitempty"`
+	Files     []string   `json:"files,omitempty"`
+	Accept    bool       `json:"accept,omitempty"` // dialog: OK rather than Cancel; auth: sign in rather than cancel
+	To        string     `json:"to,omitempty"`     // drag: the ref to drop on
+	DX        float64    `json:"dx,omitempty"`     // drag: CSS pixels right (negative: left)
+	DY        float64    `json:"dy,omitempty"`     // drag: CSS pixels down (negative: up)
+	Username  string     `json:"username,omitempty"`
+	Password  string     `json:"password,omitempty"`
 	// Until is a condition to wait for after acting; in a batch it is also
 	// the check that must hold before the next step runs.
 	Until *Condition `json:"until,omitempty"`
@@ -99,8 +109,8 @@ func condString(c *Condition) string {
 // Result is the verdict on one action: what was done and whether the page
 // showed any effect of it.
 type Result struct {
-	Action string `json:"action"`
-	Ref    string `json:"ref,omitempty"`
+	Action ActionKind `json:"action"`
+	Ref    string     `json:"ref,omitempty"`
 	// Changed is false when nothing observable happened: no DOM change,
 	// navigation, focus, value, scroll or (for click_at) screen change.
 	Changed   bool     `json:"changed"`
@@ -148,7 +158,7 @@ type Result struct {
 // String is the one-line verdict for a model.
 func (r *Result) String() string {
 	var sb strings.Builder
-	sb.WriteString(r.Action)
+	sb.WriteString(string(r.Action))
 	if r.Ref != "" {
 		sb.WriteString(" " + r.Ref)
 	}
@@ -205,12 +215,12 @@ func plural(n int, one, many string) string {
 // describe names an action in its errors.
 func describe(a Action) string {
 	if a.Ref != "" {
-		return a.Kind + " " + a.Ref
+		return string(a.Kind) + " " + a.Ref
 	}
 	if a.Kind == ActNavigate {
-		return a.Kind + " " + clipText(a.URL, 80)
+		return string(a.Kind) + " " + clipText(a.URL, 80)
 	}
-	return a.Kind
+	return string(a.Kind)
 }
 
 // validate rejects bad input before anything touches the page.

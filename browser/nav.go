@@ -32,7 +32,7 @@ func (t *Tab) navigate(ctx context.Context, url string) error {
 }
 
 // history goes one entry back (ActBack) or forward (ActForward).
-func (t *Tab) history(ctx context.Context, kind string) error {
+func (t *Tab) history(ctx context.Context, kind ActionKind) error {
 	h, err := cdp.Call(ctx, t.target(), page.GetNavigationHistory, cdp.Empty{})
 	if err != nil {
 		return err
