@@ -76,8 +76,11 @@ type Tab struct {
 	fc    choosers
 	notes pageNotes
 	dlo   atomic.Pointer[DownloadOptions] // the holder's, when set
-	auth  auths
-	icpt  intercept // under auth.mu
+	// fwdButtons are the buttons a person's forwarded input holds down
+	// (CDP's bits: left 1, right 2, middle 4).
+	fwdButtons atomic.Int64
+	auth       auths
+	icpt       intercept // under auth.mu
 }
 
 type world struct {
