@@ -42,13 +42,22 @@ func (t *Tab) TypeFocused(ctx context.Context, text string) (*Result, error) {
 	return t.Do(ctx, Action{Kind: ActTypeFocused, Text: text})
 }
 
-// Do performs one action with its checks before and after.
+// Do performs one action with its checks before and after. While a
+// dialog is held, only its answer (ActDialog) and leaving the page
+// (navigate, back, forward, reload) can be done; anything else fails with
+// a *DialogError.
 func (t *Tab) Do(ctx context.Context, a Action) (*Result, error) {
 	if err := t.validate(a); err != nil {
 		return nil, fmt.Errorf("%s: %w", describe(a), err)
 	}
-	switch a.Kind {
-	case ActNavigate, ActBack, ActForward, ActReload:
+	switch {
+	case a.Kind == ActDialog:
+		return t.doDialog(ctx, a)
+	case a.Kind == ActAuth:
+		return t.doAuth(ctx, a)
+	case a.navigates() && t.blocked() != nil:
+		return t.leaveBlocked(ctx, a)
+	case a.navigates():
 		t.unstick(ctx) // a page found stuck would not even be looked at first
 	}
 	cctx, cancel, err := t.begin(ctx)
@@ -58,9 +67,14 @@ func (t *Tab) Do(ctx context.Context, a Action) (*Result, error) {
 	defer cancel()
 	t.op.Lock()
 	defer t.op.Unlock()
+	start, url := time.Now(), t.Info().URL
 	r, err := t.act(cctx, a)
 	if err != nil {
-		return r, fmt.Errorf("%s: %w", describe(a), t.fail(cctx, err))
+		err = t.fail(cctx, err)
+		if cr, ok := t.closedResult(a, err, start, url); ok {
+			return cr, nil
+		}
+		return r, fmt.Errorf("%s: %w", describe(a), err)
 	}
 	return r, nil
 }
@@ -85,15 +99,33 @@ type step struct {
 	// (the frame posts a message and the page reacts).
 	top       *world
 	topBefore fingerprint
+	// shown counts the visible controls before a hover (counted set).
+	shown   int
+	counted bool
 }
 
 // act runs one action: it finds the target, takes the page's state,
-// sends the input, waits for the page to settle and gives the verdict.
-// Caller holds t.op.
+// sends the input, waits for the page to settle and gives the verdict. An
+// action interrupted by a dialog held for the holder returns at once, with
+// the dialog as its effect. Caller holds t.op.
 func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
-	start := time.Now()
-	s, err := t.newStep(ctx, a)
-	if err != nil {
+	start, mark := time.Now(), t.notes.mark()
+	s := &step{a: a, r: &Result{Action: a.Kind, Ref: a.Ref}}
+	r, err := t.actSteps(ctx, s, start)
+	if interrupted(ctx) {
+		// The error, if any, is the interruption itself.
+		return t.raised(ctx, s, mark, start), nil
+	}
+	if r != nil {
+		t.noteResult(ctx, r, mark)
+		r.Took = time.Since(start)
+	}
+	return r, err
+}
+
+// actSteps is act's sequence.
+func (t *Tab) actSteps(ctx context.Context, s *step, start time.Time) (*Result, error) {
+	if err := t.resolve(ctx, s); err != nil {
 		return nil, err
 	}
 	// Subscribed before the input, so a navigation it causes is not missed.
@@ -105,6 +137,12 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 	if err := t.perform(ctx, s); err != nil {
 		return nil, err
 	}
+	return t.finish(ctx, s, ev, start)
+}
+
+// finish settles the page after the input and gives the verdict.
+func (t *Tab) finish(ctx context.Context, s *step, ev *navEvents, start time.Time) (*Result, error) {
+	a := s.a
 	st, err := t.settle(ctx, s, ev)
 	if err != nil {
 		if st.hung {
@@ -123,19 +161,16 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 	return s.r, nil
 }
 
-// newStep resolves the action's ref, or the top frame without one.
-func (t *Tab) newStep(ctx context.Context, a Action) (*step, error) {
-	s := &step{a: a, r: &Result{Action: a.Kind, Ref: a.Ref}}
+// resolve finds the world the action's ref lives in, or the top frame's
+// without one.
+func (t *Tab) resolve(ctx context.Context, s *step) error {
 	var err error
-	if a.Ref != "" {
-		s.w, s.off, err = t.locate(ctx, a.Ref)
+	if s.a.Ref != "" {
+		s.w, s.off, err = t.locate(ctx, s.a.Ref)
 	} else {
 		s.w, _, err = t.mainWorld(ctx)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return err
 }
 
 // perform sends the action's input.
@@ -153,18 +188,18 @@ func (t *Tab) perform(ctx context.Context, s *step) error {
 		return t.press(ctx, s.a.Key)
 	case ActScroll:
 		return t.scroll(ctx, s)
-	case ActNavigate:
-		return t.navigate(ctx, s.a.URL)
-	case ActBack, ActForward:
-		return t.history(ctx, s.a.Kind)
-	case ActReload:
-		return t.reload(ctx)
+	case ActNavigate, ActBack, ActForward, ActReload:
+		return t.performNav(ctx, s.a)
 	case ActClickAt:
 		return t.clickAt(ctx, s.a.X, s.a.Y)
 	case ActTypeFocused:
 		return t.typeFocused(ctx, s.w, s.a.Text)
 	case ActUpload:
-		return t.upload(ctx, s.w, s.a)
+		return t.upload(ctx, s)
+	case ActDrag:
+		return t.drag(ctx, s)
+	case ActAuth:
+		return t.answerAuth(ctx, nil, AuthAnswer{Username: s.a.Username, Password: s.a.Password, Cancel: !s.a.Accept}, DialogByHolder)
 	}
 	// ActWait sends nothing: it only waits for its condition.
 	return nil

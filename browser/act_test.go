@@ -407,3 +407,18 @@ func TestTypeWhereThePressDoesNotFocus(t *testing.T) {
 		}
 	}
 }
+
+// TestActionKindsAllValidate: every listed kind is one validate knows (a
+// kind it does not know is refused as unknown).
+func TestActionKindsAllValidate(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/form.html")
+	for _, k := range ActionKinds() {
+		if err := tab.validate(Action{Kind: k}); err != nil && strings.Contains(err.Error(), "unknown action") {
+			t.Errorf("%s: %v", k, err)
+		}
+	}
+	if err := tab.validate(Action{Kind: "fly"}); err == nil || !strings.Contains(err.Error(), "unknown action") {
+		t.Errorf("an unknown kind: %v", err)
+	}
+}

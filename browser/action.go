@@ -3,7 +3,6 @@ package browser
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 )
@@ -11,39 +10,63 @@ import (
 // MaxTypeLength is the most text, in bytes, one type action accepts.
 const MaxTypeLength = 64 << 10
 
+// ActionKind names what an action does.
+type ActionKind string
+
 // Action kinds.
 const (
-	ActClick       = "click"
-	ActType        = "type"
-	ActClear       = "clear"
-	ActSelect      = "select"
-	ActPress       = "press"
-	ActScroll      = "scroll"
-	ActHover       = "hover"
-	ActNavigate    = "navigate"
-	ActBack        = "back"
-	ActForward     = "forward"
-	ActReload      = "reload"
-	ActClickAt     = "click_at"
-	ActTypeFocused = "type_focused"
-	ActUpload      = "upload"
-	ActWait        = "wait"
+	ActClick       ActionKind = "click"
+	ActType        ActionKind = "type"
+	ActClear       ActionKind = "clear"
+	ActSelect      ActionKind = "select"
+	ActPress       ActionKind = "press"
+	ActScroll      ActionKind = "scroll"
+	ActHover       ActionKind = "hover"
+	ActNavigate    ActionKind = "navigate"
+	ActBack        ActionKind = "back"
+	ActForward     ActionKind = "forward"
+	ActReload      ActionKind = "reload"
+	ActClickAt     ActionKind = "click_at"
+	ActTypeFocused ActionKind = "type_focused"
+	ActUpload      ActionKind = "upload"
+	ActWait        ActionKind = "wait"
+	// ActDialog answers the open JavaScript dialog: Accept, and Text for
+	// a prompt.
+	ActDialog ActionKind = "dialog"
+	// ActAuth answers the oldest site asking for a password: Username
+	// and Password with Accept, a cancel without.
+	ActAuth ActionKind = "auth"
+	// ActDrag drags Ref onto To, or by DX, DY CSS pixels.
+	ActDrag ActionKind = "drag"
 )
+
+// ActionKinds lists every action kind Do takes, for readers that build a
+// table of them (tools, schemas) and must miss none.
+func ActionKinds() []ActionKind {
+	return []ActionKind{ActClick, ActType, ActClear, ActSelect, ActPress, ActScroll, ActHover, ActNavigate, ActBack,
+		ActForward, ActReload, ActClickAt, ActTypeFocused, ActUpload, ActWait, ActDialog, ActAuth, ActDrag}
+}
 
 // Action is one step an agent asks for. Which fields matter depends on Kind.
 type Action struct {
-	Kind      string   `json:"action"`
-	Ref       string   `json:"ref,omitempty"`
-	Text      string   `json:"text,omitempty"`
-	Submit    bool     `json:"submit,omitempty"`
-	Option    string   `json:"option,omitempty"`
-	Key       string   `json:"key,omitempty"`       // press: "Enter", "Control+A", "Shift+Tab"
-	Direction string   `json:"direction,omitempty"` // scroll: up, down, left, right
-	Amount    float64  `json:"amount,omitempty"`    // scroll: CSS pixels (default most of a screen)
-	X         float64  `json:"x,omitempty"`         // click_at: screenshot pixels
-	Y         float64  `json:"y,omitempty"`
-	URL       string   `json:"url,omitempty"`
-	Files     []string `json:"files,omitempty"`
+	Kind      ActionKind `json:"action"`
+	Ref       string     `json:"ref,omitempty"`
+	Text      string     `json:"text,omitempty"`
+	Submit    bool       `json:"submit,omitempty"`
+	Option    string     `json:"option,omitempty"`
+	Key       string     `json:"key,omitempty"`       // press: "Enter", "Control+A", "Shift+Tab"
+	Direction string     `json:"direction,omitempty"` // scroll: up, down, left, right
+	Amount    float64    `json:"amount,omitempty"`    // scroll: CSS pixels (default most of a screen)
+	X         float64    `json:"x,omitempty"`         // click_at: screenshot pixels
+	Y         float64    `json:"y,omitempty"`
+	URL       string     `json:"url,omitempty"`
+	Files     []string   `json:"files,omitempty"`
+	Accept    bool       `json:"accept,omitempty"` // dialog: OK rather than Cancel; auth: sign in rather than cancel
+	To        string     `json:"to,omitempty"`     // drag: the ref to drop on
+	DX        float64    `json:"dx,omitempty"`     // drag: CSS pixels right (negative: left)
+	DY        float64    `json:"dy,omitempty"`     // drag: CSS pixels down (negative: up)
+	Username  string     `json:"username,omitempty"`
+	Password  string     `json:"password,omitempty"`
 	// Until is a condition to wait for after acting; in a batch it is also
 	// the check that must hold before the next step runs.
 	Until *Condition `json:"until,omitempty"`
@@ -52,7 +75,7 @@ type Action struct {
 // pointed reports whether the action checks its target at a point (as a
 // click does), which takes the page's baseline in the same call.
 func (a Action) pointed() bool {
-	return a.Kind == ActClick || a.Kind == ActHover || a.Kind == ActType || a.Kind == ActClear
+	return a.Kind == ActClick || a.Kind == ActHover || a.Kind == ActType || a.Kind == ActClear || a.Kind == ActDrag
 }
 
 // navigates reports whether the action loads another document by itself.
@@ -86,8 +109,8 @@ func condString(c *Condition) string {
 // Result is the verdict on one action: what was done and whether the page
 // showed any effect of it.
 type Result struct {
-	Action string `json:"action"`
-	Ref    string `json:"ref,omitempty"`
+	Action ActionKind `json:"action"`
+	Ref    string     `json:"ref,omitempty"`
 	// Changed is false when nothing observable happened: no DOM change,
 	// navigation, focus, value, scroll or (for click_at) screen change.
 	Changed   bool     `json:"changed"`
@@ -107,16 +130,41 @@ type Result struct {
 	Pending int           `json:"pending,omitempty"`
 	Took    time.Duration `json:"took"`
 	Note    string        `json:"note,omitempty"`
+	// Dialog is the JavaScript dialog the action raised that waits for
+	// the holder's answer (Tab.AnswerDialog): the page does nothing else
+	// until then, though it can still be navigated away from.
+	Dialog *Dialog `json:"dialog,omitempty"`
+	// Dialogs are the dialogs closed during the action: those the tab's
+	// policy answered (an alert accepted), and, for ActDialog, the one
+	// answered.
+	Dialogs []Dialog `json:"dialogs,omitempty"`
+	// Chooser is the file chooser the action opened, waiting for files
+	// (an upload without a ref sets them).
+	Chooser *FileChooser `json:"chooser,omitempty"`
+	// Downloads are the downloads the action started, as they were when
+	// it returned (a small file is done by then).
+	Downloads []Download `json:"downloads,omitempty"`
+	// Opened are the tabs the action opened (a link or form with a
+	// target, window.open), leased to the tab's holder.
+	Opened []TabInfo `json:"opened,omitempty"`
+	// Closed: the page closed its own tab during the action (a sign-in
+	// popup done); the opener, if any, is the tab to go back to.
+	Closed bool `json:"closed,omitempty"`
+	// Auth is the last site that asked, during the action, for a user
+	// name and password (ActAuth answers it).
+	Auth *AuthChallenge `json:"auth,omitempty"`
 }
 
 // String is the one-line verdict for a model.
 func (r *Result) String() string {
 	var sb strings.Builder
-	sb.WriteString(r.Action)
+	sb.WriteString(string(r.Action))
 	if r.Ref != "" {
 		sb.WriteString(" " + r.Ref)
 	}
 	switch {
+	case r.Closed:
+		sb.WriteString(": the page closed its own tab")
 	case r.Navigated:
 		fmt.Fprintf(&sb, ": navigated to %s", r.URL)
 	case r.Changed:
@@ -124,7 +172,7 @@ func (r *Result) String() string {
 	default:
 		sb.WriteString(": your action had no visible effect")
 	}
-	if !r.Settled {
+	if !r.Settled && r.Dialog == nil {
 		sb.WriteString("; the page was still changing")
 	}
 	if r.Pending > 0 {
@@ -132,6 +180,27 @@ func (r *Result) String() string {
 	}
 	if r.Note != "" {
 		sb.WriteString("; " + r.Note)
+	}
+	for _, d := range r.Dialogs {
+		sb.WriteString("; " + d.String())
+	}
+	if r.Dialog != nil {
+		sb.WriteString("; " + r.Dialog.String() + " and waits for an answer")
+	}
+	if r.Chooser != nil {
+		sb.WriteString("; " + r.Chooser.String())
+	}
+	for _, d := range r.Downloads {
+		sb.WriteString("; " + d.String())
+	}
+	if r.Auth != nil {
+		sb.WriteString("; " + r.Auth.String())
+		if r.Auth.Answered == "" {
+			sb.WriteString(", waiting for an answer")
+		}
+	}
+	for _, o := range r.Opened {
+		fmt.Fprintf(&sb, "; opened a new tab %s %q %s", o.ID, clipText(o.Title, 60), clipText(o.URL, 80))
 	}
 	return sb.String()
 }
@@ -146,12 +215,12 @@ func plural(n int, one, many string) string {
 // describe names an action in its errors.
 func describe(a Action) string {
 	if a.Ref != "" {
-		return a.Kind + " " + a.Ref
+		return string(a.Kind) + " " + a.Ref
 	}
 	if a.Kind == ActNavigate {
-		return a.Kind + " " + clipText(a.URL, 80)
+		return string(a.Kind) + " " + clipText(a.URL, 80)
 	}
-	return a.Kind
+	return string(a.Kind)
 }
 
 // validate rejects bad input before anything touches the page.
@@ -168,6 +237,8 @@ func (t *Tab) validate(a Action) error {
 		return needRef(a)
 	case ActUpload:
 		return validateUpload(a)
+	case ActDrag:
+		return validateDrag(a)
 	case ActPress:
 		_, err := parseChord(a.Key)
 		return err
@@ -177,7 +248,12 @@ func (t *Tab) validate(a Action) error {
 		return t.b.checkURL(a.URL)
 	case ActClickAt:
 		return t.validatePoint(a)
-	case ActBack, ActForward, ActReload:
+	case ActBack, ActForward, ActReload, ActAuth:
+		return nil
+	case ActDialog:
+		if len(a.Text) > MaxTypeLength {
+			return fmt.Errorf("%w: %d bytes (limit %d)", ErrTextTooLong, len(a.Text), MaxTypeLength)
+		}
 		return nil
 	case ActWait:
 		if a.Until == nil {
@@ -207,18 +283,6 @@ func validateText(a Action) error {
 		return fmt.Errorf("%w: text is required", ErrBadArgument)
 	}
 	return nil
-}
-
-func validateUpload(a Action) error {
-	if len(a.Files) == 0 {
-		return fmt.Errorf("%w: files are required", ErrBadArgument)
-	}
-	for _, f := range a.Files {
-		if _, err := os.Stat(f); err != nil {
-			return fmt.Errorf("%w: %w", ErrBadArgument, err)
-		}
-	}
-	return needRef(a)
 }
 
 func validateScroll(a Action) error {

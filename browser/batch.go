@@ -37,6 +37,14 @@ func (t *Tab) Batch(ctx context.Context, steps []Action, opts ObserveOptions) (*
 		if r != nil {
 			br.Results = append(br.Results, r)
 		}
+		if r != nil && r.Dialog != nil {
+			// The page is blocked until the dialog is answered: the
+			// steps after it, and the observation, wait for that.
+			br.Failed = i
+			stepErr = fmt.Errorf("batch step %d %s: %w", i, describe(a), &DialogError{Dialog: *r.Dialog})
+			br.Err = stepErr.Error()
+			return br, stepErr
+		}
 		if err != nil {
 			br.Failed = i
 			stepErr = fmt.Errorf("batch step %d %s: %w", i, describe(a), t.fail(cctx, err))

@@ -20,13 +20,17 @@ type Browser struct {
 	opts   Options
 	parent context.Context
 
-	mu      sync.Mutex
-	run     *session
-	tabs    map[string]*Tab
-	order   []string
-	subs    map[*subscriber]struct{}
-	pending map[string]string // popup target -> opener, seen before attach
-	closed  bool
+	// dl has a lock of its own; capture is held for one screenshot, so
+	// no other tab comes to the front during it (Tab.capture).
+	dl      downloads
+	capture sync.Mutex
+
+	mu     sync.Mutex
+	run    *session
+	tabs   map[string]*Tab
+	order  []string
+	subs   map[*subscriber]struct{}
+	closed bool
 	// starting is closed once the first start has ended, startErr is
 	// what it met (written before starting closes); stopStart cancels a
 	// start still under way (Start), so Close need not wait for it.
@@ -92,7 +96,7 @@ func Start(ctx context.Context, opts Options) *Browser {
 
 func newBrowser(ctx context.Context, opts Options) *Browser {
 	opts.defaults()
-	return &Browser{opts: opts, parent: ctx, tabs: map[string]*Tab{}, subs: map[*subscriber]struct{}{}, pending: map[string]string{},
+	return &Browser{opts: opts, parent: ctx, tabs: map[string]*Tab{}, subs: map[*subscriber]struct{}{},
 		starting: make(chan struct{}), stopStart: func() {}, closeDone: make(chan struct{})}
 }
 
@@ -180,6 +184,9 @@ func (b *Browser) start(ctx context.Context) error {
 	}
 	if _, err := cdp.Call(startCtx, c.Browser, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		return fmt.Errorf("launch: discover targets: %w", err)
+	}
+	if err := b.enableDownloads(startCtx, s); err != nil {
+		return fmt.Errorf("launch: %w", err)
 	}
 	go func() {
 		select {
@@ -322,6 +329,7 @@ func (b *Browser) Close() error {
 			err = fmt.Errorf("close browser: %w", serr)
 		}
 	}
+	b.removeStaging()
 	for sub := range subs {
 		sub.close()
 	}
@@ -383,6 +391,7 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 		}
 		if info.OpenerID != "" {
 			// A popup: adopt it even though nobody asked for it.
+			b.noteOpener(id, string(info.OpenerID))
 			go b.adoptPopup(s, id, string(info.OpenerID))
 		}
 	case *target.EventTargetInfoChanged:
@@ -409,6 +418,8 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 		if t != nil {
 			t.crashed(fmt.Errorf("%w: %s", ErrTabCrashed, ev.Status))
 		}
+	default:
+		b.onDownload(s, ev)
 	}
 }
 
@@ -423,7 +434,8 @@ func (b *Browser) drop(id string, err error) {
 	b.mu.Unlock()
 	if t != nil {
 		t.kill(err)
-		b.emit(Event{Kind: TabClosed, Tab: t.Info()})
+		info := t.Info()
+		b.emit(Event{Kind: TabClosed, Tab: info, Opener: info.Opener})
 	}
 }
 
@@ -454,14 +466,7 @@ func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Ta
 	t.announced = true
 	t.mu.Unlock()
 	if opener != "" {
-		b.mu.Lock()
-		ot := b.tabs[opener]
-		b.mu.Unlock()
-		t.update(func(ti *TabInfo) bool { ti.Opener = opener; return true })
-		if ot != nil {
-			ot.handPopup(t)
-		}
-		b.emit(Event{Kind: TabPopup, Tab: t.Info(), Opener: opener})
+		b.adoptedPopup(t, opener)
 	} else {
 		b.emit(Event{Kind: TabOpened, Tab: t.Info()})
 	}
@@ -474,6 +479,7 @@ func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Ta
 func (b *Browser) adoptPopup(s *session, id, opener string) {
 	if _, err := b.adopt(s.ctx, s, id, opener); err != nil {
 		b.opts.Logf("popup of %s: %v", opener, err)
+		b.popupFailed(opener)
 	}
 }
 

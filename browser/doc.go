@@ -52,6 +52,19 @@
 // Verdicts fingerprint every form control's value, so a stepper setting
 // `input.value` is an effect; "no visible effect" means nothing changed.
 //
+// # What a page asks of the browser
+//
+// A JavaScript dialog, a file chooser, a download, a password (HTTP auth)
+// and a new window are each an Event on Browser.Subscribe, a field of the
+// Result of the action that raised them, and an answer for whoever holds
+// the tab: AnswerDialog (ActDialog), an upload without a ref, SetDownloads
+// and WaitDownload, AnswerAuth (ActAuth), the popup leased to the opener's
+// holder. A dialog held for the holder, or a password the navigation waits
+// for, blocks the page: calls on it fail at once with a *DialogError or an
+// *AuthError instead of hanging, and the action that raised it returns at
+// once. Permissions are set per origin ahead of a page's request
+// (SetPermission): the protocol has no event for one.
+//
 // # Settle on the action's own network
 //
 // `netwatch.js` runs once in each document's main world and, while an action's

@@ -90,3 +90,49 @@ func (e *ActionError) Unwrap() error {
 	}
 	return ErrNotActionable
 }
+
+// Sentinels of what a page asks of the browser.
+var (
+	// ErrDialogOpen means a JavaScript dialog is open on the tab and held
+	// for its holder: the page can do nothing until it is answered (or the
+	// tab navigates away). See DialogError.
+	ErrDialogOpen = errors.New("a dialog is open")
+	// ErrNoDialog means an answer was given with no dialog open.
+	ErrNoDialog = errors.New("no dialog is open")
+	// ErrNoChallenge means credentials were given with no site asking.
+	ErrNoChallenge = errors.New("no site is asking for a password")
+)
+
+// DialogError is returned by a call on a tab whose page is blocked by a
+// held JavaScript dialog: the renderer runs nothing until it is answered,
+// so an observation or action would only hang. It wraps ErrDialogOpen.
+type DialogError struct {
+	Dialog Dialog
+}
+
+// Error names the dialog and what it asks.
+func (e *DialogError) Error() string {
+	return e.Dialog.String() + "; answer it first"
+}
+
+// Unwrap lets errors.Is match ErrDialogOpen.
+func (e *DialogError) Unwrap() error { return ErrDialogOpen }
+
+// ErrAuthRequired means the tab's navigation waits for a password (see
+// AuthError).
+var ErrAuthRequired = errors.New("a site asks for a password")
+
+// AuthError is returned by a call on a tab whose page is frozen while its
+// navigation waits for the credentials a site asked for. It wraps
+// ErrAuthRequired.
+type AuthError struct {
+	Challenge AuthChallenge
+}
+
+// Error names the site and what it asks.
+func (e *AuthError) Error() string {
+	return e.Challenge.String() + "; answer it first (or cancel it)"
+}
+
+// Unwrap lets errors.Is match ErrAuthRequired.
+func (e *AuthError) Unwrap() error { return ErrAuthRequired }

@@ -3,6 +3,7 @@ package browser
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -35,6 +36,31 @@ func (o *orderBook) count(id string) int {
 	return o.n[id]
 }
 
+// states is what fixture pages POST to /api/state, by the id each test
+// gives its page: the server's side a test judges by.
+var states stateBook
+
+type stateBook struct {
+	mu sync.Mutex
+	m  map[string][]string
+}
+
+func (s *stateBook) add(id, v string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string][]string{}
+	}
+	s.m[id] = append(s.m[id], v)
+}
+
+// get returns what the page with id posted, in order.
+func (s *stateBook) get(id string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.m[id]...)
+}
+
 // delay answers after d, as a slow server does, or when the client leaves.
 func delay(r *http.Request, d time.Duration) {
 	select {
@@ -65,6 +91,53 @@ func apiFixtures(mux *http.ServeMux) {
 		}
 		delay(r, 100*time.Millisecond)
 		fmt.Fprint(w, orders.add(r.URL.Query().Get("id")))
+	})
+	mux.HandleFunc("/api/state", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			json.NewEncoder(w).Encode(states.get(r.URL.Query().Get("id")))
+			return
+		}
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		states.add(r.URL.Query().Get("id"), string(b))
+		fmt.Fprint(w, "ok")
+	})
+	mux.HandleFunc("/api/apply", func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(1 << 20); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		id := r.URL.Query().Get("id")
+		states.add(id, "name="+r.FormValue("name"))
+		for field, fs := range r.MultipartForm.File {
+			for _, fh := range fs {
+				f, err := fh.Open()
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+					return
+				}
+				b, _ := io.ReadAll(f) // a short read is what the test sees
+				f.Close()
+				states.add(id, fmt.Sprintf("%s=%s:%s", field, fh.Filename, b))
+			}
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>Received</title><h1>Application received</h1>`)
+	})
+	mux.HandleFunc("/api/file", fileDownload)
+	mux.HandleFunc("/api/private", func(w http.ResponseWriter, r *http.Request) {
+		u, p, ok := r.BasicAuth()
+		if !ok || u != "ada" || p != "lovelace" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="Staff only"`)
+			http.Error(w, "Unauthorized: staff only", http.StatusUnauthorized)
+			return
+		}
+		states.add(r.URL.Query().Get("id"), "signed in "+u)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>Staff</title><h1>Welcome ada</h1>`)
 	})
 	mux.HandleFunc("/api/slow", func(w http.ResponseWriter, r *http.Request) {
 		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
@@ -107,3 +180,34 @@ func findPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html")
 	w.Write([]byte(sb.String()))
 }
+
+// fileDownload answers a download: name is the file's suggested name; a
+// size sends that many bytes, with its length unless nolength is set, in
+// chunks with pauses between (so the browser reports progress); without
+// one, a small invoice CSV.
+func fileDownload(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", q.Get("name")))
+	size, _ := strconv.Atoi(q.Get("size"))
+	if size == 0 {
+		w.Header().Set("Content-Type", "text/csv")
+		fmt.Fprint(w, invoiceCSV)
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if q.Get("nolength") == "" {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+	}
+	chunk := make([]byte, 64<<10)
+	for sent := 0; sent < size && r.Context().Err() == nil; sent += len(chunk) {
+		n := min(len(chunk), size-sent)
+		if _, err := w.Write(chunk[:n]); err != nil {
+			return
+		}
+		w.(http.Flusher).Flush()
+		delay(r, 20*time.Millisecond)
+	}
+}
+
+// invoiceCSV is the March invoice the downloads fixture serves.
+const invoiceCSV = "item,amount\nHosting,120.00\nSupport,80.50\nTotal,200.50\n"

@@ -71,18 +71,8 @@ func (t *Tab) ForwardPointer(ctx context.Context, ev PointerInput) error {
 	default:
 		return fmt.Errorf("forward pointer: %w: type %q", ErrBadArgument, ev.Type)
 	}
-	if p.Type == input.DispatchMouseEventTypeMousePressed || p.Type == input.DispatchMouseEventTypeMouseReleased {
-		switch ev.Button {
-		case "", "left":
-			p.Button = input.MouseButtonLeft
-		case "middle":
-			p.Button = input.MouseButtonMiddle
-		case "right":
-			p.Button = input.MouseButtonRight
-		default:
-			return fmt.Errorf("forward pointer: %w: button %q", ErrBadArgument, ev.Button)
-		}
-		p.ClickCount = int64(max(ev.Clicks, 1))
+	if err := t.holdButtons(&p, ev); err != nil {
+		return err
 	}
 	if p.Type == input.DispatchMouseEventTypeMouseWheel {
 		// Raw, because the typed params drop a zero delta that Chrome needs.
@@ -92,6 +82,47 @@ func (t *Tab) ForwardPointer(ctx context.Context, ev PointerInput) error {
 	}
 	if err != nil {
 		return fmt.Errorf("forward pointer: %w", t.fail(cctx, err))
+	}
+	return nil
+}
+
+// holdButtons sets a press's or release's button and keeps which are held,
+// so the moves between them carry the held buttons: without them a drag
+// selects no text, moves no slider's thumb and drags nothing.
+func (t *Tab) holdButtons(p *input.DispatchMouseEventParams, ev PointerInput) error {
+	press, release := p.Type == input.DispatchMouseEventTypeMousePressed, p.Type == input.DispatchMouseEventTypeMouseReleased
+	if press || release {
+		var bit int64
+		switch ev.Button {
+		case "", "left":
+			p.Button, bit = input.MouseButtonLeft, 1
+		case "middle":
+			p.Button, bit = input.MouseButtonMiddle, 4
+		case "right":
+			p.Button, bit = input.MouseButtonRight, 2
+		default:
+			return fmt.Errorf("forward pointer: %w: button %q", ErrBadArgument, ev.Button)
+		}
+		p.ClickCount = int64(max(ev.Clicks, 1))
+		held := t.fwdButtons.Load()
+		if press {
+			held |= bit
+		} else {
+			held &^= bit
+		}
+		t.fwdButtons.Store(held)
+		p.Buttons = held
+		return nil
+	}
+	held := t.fwdButtons.Load()
+	p.Buttons = held
+	switch {
+	case held&1 != 0:
+		p.Button = input.MouseButtonLeft
+	case held&2 != 0:
+		p.Button = input.MouseButtonRight
+	case held&4 != 0:
+		p.Button = input.MouseButtonMiddle
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
@@ -62,69 +61,43 @@ type Request struct {
 // Cross-site iframes running in their own process and popups are other
 // targets, whose requests this guard does not see.
 func (t *Tab) Guard(ctx context.Context, check func(ctx context.Context, r Request) error) (stop func(), err error) {
-	cctx, cancel, err := t.begin(ctx)
+	cctx, cancel, err := t.beginTab(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("guard %s: %w", t.id, err)
 	}
 	defer cancel()
-	// Subscribed before enabling, so no paused request is missed.
-	paused, unsubscribe := t.target().Subscribe(fetch.RequestPaused.Method)
-	patterns := []*fetch.RequestPattern{{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest}}
+	gctx, end := context.WithCancel(ctx)
+	g := &guardState{ctx: gctx, check: check}
+	patterns := []*fetch.RequestPattern{docPattern}
 	for _, k := range scriptKinds() {
 		patterns = append(patterns, &fetch.RequestPattern{URLPattern: "*", ResourceType: k, RequestStage: fetch.RequestStageRequest})
 	}
-	if _, err := cdp.Call(cctx, t.target(), fetch.Enable, fetch.EnableParams{Patterns: patterns}); err != nil {
-		unsubscribe()
+	if err := t.setGuard(cctx, g, patterns); err != nil {
+		end()
 		return nil, fmt.Errorf("guard %s: %w", t.id, t.fail(cctx, err))
 	}
-	gctx, end := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t.holdRequests(gctx, paused, check)
-	}()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			end()
-			unsubscribe()
-			wg.Wait()
 			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), guardWait)
 			defer cancel()
-			// Disabling lets go of whatever is still held; a tab that
-			// closed has nothing held.
-			if _, err := cdp.Call(dctx, t.target(), fetch.Disable, cdp.Empty{}); err != nil && t.b.opts.Logf != nil {
+			// The checks under way end with the guard's context; the
+			// script requests are no longer paused after, and documents
+			// go on at once.
+			if err := t.dropGuard(dctx, g); err != nil && t.b.opts.Logf != nil {
 				t.b.opts.Logf("guard %s: disable: %v", t.id, err)
 			}
 		})
 	}, nil
 }
 
-// holdRequests answers each paused request after its check, until ctx
-// ends or the subscription closes.
-func (t *Tab) holdRequests(ctx context.Context, paused <-chan jsonv2.Value, check func(ctx context.Context, r Request) error) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case v, ok := <-paused:
-			if !ok {
-				return
-			}
-			var ev fetch.EventRequestPaused
-			if err := jsonv2.Unmarshal(v, &ev); err != nil || ev.Request == nil {
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				t.answer(ctx, &ev, check)
-			}()
-		}
-	}
+// guardState is an installed guard: its check, the context its checks run
+// in, and the checks under way.
+type guardState struct {
+	ctx   context.Context
+	check func(ctx context.Context, r Request) error
+	wg    sync.WaitGroup
 }
 
 // answer checks one held request and lets it go or stops it.

@@ -51,6 +51,19 @@ type Options struct {
 	DisableSiteIsolation bool
 	// Flags are extra Chromium command-line switches.
 	Flags map[string]any
+	// Dialogs decides what becomes of JavaScript dialogs on tabs with no
+	// policy of their own (Tab.SetDialogPolicy); nil is
+	// DefaultDialogPolicy: alerts accepted and reported, the rest held.
+	Dialogs DialogPolicy
+	// Auth decides what becomes of a site's request for credentials that
+	// nobody answered, on tabs with no policy of their own; nil is
+	// DefaultAuthPolicy.
+	Auth AuthPolicy
+	// Downloads is where downloads go and their cap, for tabs whose holder
+	// set none (Tab.SetDownloads). Without a Dir they go to a folder of
+	// the browser's own, removed when it closes; never to the machine
+	// user's Downloads.
+	Downloads DownloadOptions
 	// Logf receives diagnostic lines; nil discards them.
 	Logf func(format string, args ...any)
 

@@ -74,8 +74,28 @@ func (t *Tab) Lease(ctx context.Context, owner string) (*Lease, error) {
 	return l, nil
 }
 
-// handPopup gives a popup to whoever holds the opener.
+// handPopup gives a popup to whoever holds the opener, with the opener's
+// dialog policy and download folder.
 func (t *Tab) handPopup(p *Tab) {
+	t.dlg.mu.Lock()
+	policy := t.dlg.policy
+	t.dlg.mu.Unlock()
+	p.dlg.mu.Lock()
+	if p.dlg.policy == nil {
+		p.dlg.policy = policy
+	}
+	p.dlg.mu.Unlock()
+	t.auth.mu.Lock()
+	ap := t.auth.policy
+	t.auth.mu.Unlock()
+	p.auth.mu.Lock()
+	if p.auth.policy == nil {
+		p.auth.policy = ap
+	}
+	p.auth.mu.Unlock()
+	if o := t.dlo.Load(); o != nil {
+		p.dlo.CompareAndSwap(nil, o)
+	}
 	t.mu.Lock()
 	l := t.lease
 	t.mu.Unlock()

@@ -8,6 +8,17 @@ import (
 	"github.com/chromedp/cdproto/page"
 )
 
+// performNav sends a navigation action's command.
+func (t *Tab) performNav(ctx context.Context, a Action) error {
+	switch a.Kind {
+	case ActBack, ActForward:
+		return t.history(ctx, a.Kind)
+	case ActReload:
+		return t.reload(ctx)
+	}
+	return t.navigate(ctx, a.URL)
+}
+
 // navigate starts loading url; the wait for the load is the settle's.
 func (t *Tab) navigate(ctx context.Context, url string) error {
 	res, err := cdp.Call(ctx, t.target(), page.Navigate, page.NavigateParams{URL: url})
@@ -21,7 +32,7 @@ func (t *Tab) navigate(ctx context.Context, url string) error {
 }
 
 // history goes one entry back (ActBack) or forward (ActForward).
-func (t *Tab) history(ctx context.Context, kind string) error {
+func (t *Tab) history(ctx context.Context, kind ActionKind) error {
 	h, err := cdp.Call(ctx, t.target(), page.GetNavigationHistory, cdp.Empty{})
 	if err != nil {
 		return err

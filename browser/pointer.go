@@ -290,16 +290,6 @@ func (t *Tab) frameLeft(ctx context.Context, w *world) bool {
 	return f == nil || f.LoaderID != w.loader
 }
 
-// hover moves the pointer onto the checked target.
-func (t *Tab) hover(ctx context.Context, s *step) error {
-	p, _, _, err := t.pointer(ctx, s.w, s.off, s.a.Ref)
-	if err != nil {
-		return err
-	}
-	s.pointedAt(p)
-	return nil
-}
-
 // clickAt clicks at a point of the screenshot, whatever is there.
 func (t *Tab) clickAt(ctx context.Context, sx, sy float64) error {
 	ss := t.b.opts.ScreenshotScale

@@ -9,9 +9,12 @@ import (
 	"image/draw"
 	"image/jpeg"
 	"image/png"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
@@ -104,17 +107,17 @@ func (t *Tab) screenshot(ctx context.Context, opts ScreenshotOptions) (*Screensh
 		}
 		p.Format, p.Quality, format = page.CaptureScreenshotFormatJpeg, &q, "jpeg"
 	}
-	res, err := cdp.Call(ctx, t.target(), page.CaptureScreenshot, p)
+	data, err := t.capture(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(res.Data))
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("decode screenshot: %w", err)
 	}
-	shot := &Screenshot{Data: res.Data, Format: format, Width: cfg.Width, Height: cfg.Height, Scale: ss, Observation: obs}
+	shot := &Screenshot{Data: data, Format: format, Width: cfg.Width, Height: cfg.Height, Scale: ss, Observation: obs}
 	if opts.Marks {
-		img, err := png.Decode(bytes.NewReader(res.Data))
+		img, err := png.Decode(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("decode screenshot: %w", err)
 		}
@@ -170,4 +173,29 @@ func drawMarks(img *image.RGBA, obs *Observation, scale float64) {
 		d := font.Drawer{Dst: img, Src: image.White, Face: face, Dot: fixed.P(lx+2, ly+11)}
 		d.DrawString(c.Ref)
 	}
+}
+
+// captureWait bounds one capture: captures are taken one at a time in the
+// browser, and one that never ends must not hold every other tab's.
+const captureWait = 10 * time.Second
+
+// capture takes one screenshot of the tab. Chromium draws a frame for a
+// capture only in the front tab of its window: a tab behind another (a
+// later agent's, a blank one opened ahead of the next agent, a popup)
+// waited seconds for its capture, or for ever (four in ten, measured).
+// So the tab is brought to the front first, and captures are taken one at
+// a time in the browser, so no other tab comes forward in between.
+func (t *Tab) capture(ctx context.Context, p page.CaptureScreenshotParams) ([]byte, error) {
+	t.b.capture.Lock()
+	defer t.b.capture.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, captureWait)
+	defer cancel()
+	if _, err := cdp.Call(ctx, chromedp.FromContext(t.s.ctx).Browser, target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(t.id)}); err != nil {
+		return nil, fmt.Errorf("bring the tab to the front: %w", err)
+	}
+	res, err := cdp.Call(ctx, t.target(), page.CaptureScreenshot, p)
+	if err != nil {
+		return nil, err
+	}
+	return res.Data, nil
 }

@@ -5,10 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/runtime"
 )
 
 // selectOption picks an option in a native select, or opens a custom
@@ -86,23 +82,4 @@ func (t *Tab) awaitOption(ctx context.Context, s *step) (string, error) {
 	t.nextRef = found.NextRef
 	t.refs[found.Ref] = t.refs[s.a.Ref]
 	return found.Ref, nil
-}
-
-// upload sets the files of a file input, as a file chooser would.
-func (t *Tab) upload(ctx context.Context, w *world, a Action) error {
-	res, err := cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: fmt.Sprintf("__vroom.resolve(%q)", a.Ref), ContextID: w.ctxID, Silent: new(true),
-	})
-	if err != nil {
-		return err
-	}
-	if res.Result == nil || res.Result.ObjectID == "" {
-		return prepError(a.Ref, prep{Err: "gone"})
-	}
-	defer t.release(ctx, w.sess, res.Result.ObjectID)
-	if !strings.Contains(res.Result.Description, "input") {
-		return &ActionError{Ref: a.Ref, Reason: "not a file input"}
-	}
-	_, err = cdp.Call(ctx, w.sess, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: a.Files, ObjectID: res.Result.ObjectID})
-	return err
 }

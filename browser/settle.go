@@ -122,8 +122,13 @@ func (t *Tab) awaitRequested(ctx context.Context, ev *navEvents) (navFate, error
 	timer := time.NewTimer(t.b.opts.SettleTimeout)
 	defer timer.Stop()
 	nav, stopped := ev.nav, ev.stopped
+	asked := t.authAsked()
 	for {
 		select {
+		case <-asked:
+			// The site asks for a password: the navigation waits for
+			// the holder's answer, which the result says is wanted.
+			return navPending, nil
 		case v, ok := <-nav:
 			if !ok {
 				nav = nil // the target is gone; t.dead says why

@@ -68,6 +68,18 @@ type Tab struct {
 	// waiting, when set (by tests), is called as an action starts its
 	// after-action wait, so a test can act on a call that is pending.
 	waiting func()
+
+	// dlg is the JavaScript dialog state; notes what the pages asked of
+	// the browser lately, for the action under way to report.
+	dlg   dialogs
+	fc    choosers
+	notes pageNotes
+	dlo   atomic.Pointer[DownloadOptions] // the holder's, when set
+	// fwdButtons are the buttons a person's forwarded input holds down
+	// (CDP's bits: left 1, right 2, middle 4).
+	fwdButtons atomic.Int64
+	auth       auths
+	icpt       intercept // under auth.mu
 }
 
 type world struct {
@@ -93,6 +105,8 @@ func newTab(b *Browser, s *session, id string, ctx context.Context, cancel conte
 		netOn: map[*chromedp.Target]bool{}}
 	t.info = TabInfo{ID: id}
 	t.sc.t = t
+	t.dlg.init()
+	t.auth.init()
 	return t
 }
 
@@ -166,6 +180,12 @@ func (t *Tab) attach(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 		return err
 	}
+	if err := t.interceptChoosers(ctx, tg); err != nil {
+		return err
+	}
+	if err := t.startIntercept(ctx); err != nil {
+		return err
+	}
 	// Counting a page's requests from its first document on, so a wait for
 	// idle knows those it started before anyone looked. Not fatal: the
 	// first world of the tab tries again.
@@ -195,63 +215,26 @@ func (t *Tab) attach(ctx context.Context) error {
 	return nil
 }
 
-func (t *Tab) onEvent(ev any) {
-	switch ev := ev.(type) {
-	case *page.EventFrameStartedLoading:
-		if t.isMain(ev.FrameID) {
-			t.update(func(ti *TabInfo) bool { ch := !ti.Loading; ti.Loading = true; return ch })
-		}
-	case *page.EventFrameStoppedLoading:
-		if t.isMain(ev.FrameID) {
-			t.update(func(ti *TabInfo) bool { ch := ti.Loading; ti.Loading = false; return ch })
-			go t.refreshInfo()
-		}
-	case *page.EventScreencastFrame:
-		t.sc.frame(ev)
+// begin is beginTab for a call that needs the page: while a dialog is
+// held the page runs nothing, so the call fails at once with its
+// *DialogError, and one held during the call ends it with that cause.
+func (t *Tab) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	cctx, cancel, err := t.beginTab(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
+	if err := t.blocked(); err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	ictx, done := t.interruptible(cctx)
+	return ictx, func() { done(); cancel() }, nil
 }
 
-func (t *Tab) isMain(id cdp.FrameID) bool {
-	c := chromedp.FromContext(t.ctx)
-	if c == nil || c.Target == nil {
-		return false
-	}
-	// Without a parent frame id in the event, the top frame's id equals the
-	// target id for page targets.
-	return string(id) == t.id
-}
-
-// refreshInfo reads the favicon, title and URL once a load finishes; the
-// browser's own target events can lag the document's title.
-func (t *Tab) refreshInfo() {
-	ctx, cancel := context.WithTimeout(t.dead, 2*time.Second)
-	defer cancel()
-	res, err := cdp.Call(ctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{
-		Expression:    `(() => { const l = document.querySelector('link[rel~="icon"]'); return {fav: l ? l.href : (location.protocol.startsWith('http') ? location.origin + '/favicon.ico' : ''), title: document.title, url: location.href}; })()`,
-		ReturnByValue: new(true), Silent: new(true),
-	})
-	// Best effort: a page navigating again cannot answer, and its next
-	// load or target event brings the info anyway.
-	if err != nil || res.Result == nil {
-		return
-	}
-	var v struct{ Fav, Title, URL string }
-	if json.Unmarshal(res.Result.Value, &v) == nil {
-		t.update(func(ti *TabInfo) bool {
-			if v.Title == "" {
-				v.Title = ti.Title
-			}
-			ch := ti.Favicon != v.Fav || ti.Title != v.Title || ti.URL != v.URL
-			ti.Favicon, ti.Title, ti.URL = v.Fav, v.Title, v.URL
-			return ch
-		})
-	}
-}
-
-// begin checks the lease and returns a context for one call that ends at
+// beginTab checks the lease and returns a context for one call that ends at
 // the caller's deadline (or CallTimeout), or when the tab dies, with the
 // tab's failure as cause.
-func (t *Tab) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+func (t *Tab) beginTab(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	t.mu.Lock()
 	l := t.lease
 	t.mu.Unlock()
@@ -297,9 +280,10 @@ func (t *Tab) fail(ctx context.Context, err error) error {
 	return t.b.mapErr(err)
 }
 
-// Close closes the tab.
+// Close closes the tab, whatever its page is doing: a held dialog, a
+// "Leave site?" armed, a hung script.
 func (t *Tab) Close(ctx context.Context) error {
-	cctx, cancel, err := t.begin(ctx)
+	cctx, cancel, err := t.beginTab(ctx)
 	if err != nil {
 		if errors.Is(err, ErrTabCrashed) {
 			cctx, cancel = context.WithTimeout(ctx, 5*time.Second)
@@ -309,6 +293,9 @@ func (t *Tab) Close(ctx context.Context) error {
 	}
 	defer cancel()
 	_, err = cdp.Call(cctx, chromedp.FromContext(t.s.ctx).Browser, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(t.id)})
+	// The target can be gone before the reply comes (a page the browser
+	// had to kill, one blocked in a loop): that is the close done.
+	err = t.fail(cctx, err)
 	t.b.drop(t.id, fmt.Errorf("%w: closed", ErrTabClosed))
 	if err != nil && !errors.Is(err, ErrTabClosed) {
 		return fmt.Errorf("close %s: %w", t.id, t.b.mapErr(err))
@@ -318,7 +305,7 @@ func (t *Tab) Close(ctx context.Context) error {
 
 // Activate brings the tab to the front of its window.
 func (t *Tab) Activate(ctx context.Context) error {
-	cctx, cancel, err := t.begin(ctx)
+	cctx, cancel, err := t.beginTab(ctx)
 	if err != nil {
 		return fmt.Errorf("activate %s: %w", t.id, err)
 	}
@@ -428,6 +415,12 @@ func (t *Tab) oopif(ctx context.Context, id target.ID) (*chromedp.Target, error)
 	}
 	s := chromedp.FromContext(octx).Target
 	t.oopifs[id] = s
+	// A cross-site frame's dialogs block its own process: they are asked
+	// on its session. Without the listener they go unseen, and only that
+	// frame hangs.
+	if err := chromedp.Listen(octx, func(ev any) { t.onAsk(s, ev) }); err != nil {
+		t.b.opts.Logf("tab %s: listen to frame %s: %v", t.id, id, err)
+	}
 	return s, nil
 }
 

@@ -39,14 +39,44 @@ const (
 	TabLeased     EventKind = "leased"
 	TabReleased   EventKind = "released"
 	BrowserClosed EventKind = "browser-closed"
+	// DialogOpened: a page opened a JavaScript dialog (Event.Dialog); held
+	// when its Held is set, until AnswerDialog. DialogClosed: it closed,
+	// with its answer and who gave it.
+	DialogOpened EventKind = "dialog-opened"
+	DialogClosed EventKind = "dialog-closed"
+	// FileChooserOpened: a page opened a file chooser (Event.Chooser),
+	// intercepted; an upload without a ref answers it.
+	FileChooserOpened EventKind = "file-chooser"
+	// Download events carry Event.Download; progress coalesces per
+	// download for a reader that falls behind.
+	DownloadStarted  EventKind = "download-started"
+	DownloadProgress EventKind = "download-progress"
+	DownloadDone     EventKind = "download-done"
+	DownloadFailed   EventKind = "download-failed"
+	// AuthRequired: a site asks for credentials (Event.Auth), its request
+	// waiting; AuthAnswered: answered, by whom, never with what.
+	AuthRequired EventKind = "auth-required"
+	AuthAnswered EventKind = "auth-answered"
 )
 
 // Event is a change to the browser's tabs.
 type Event struct {
-	Kind   EventKind `json:"kind"`
-	Tab    TabInfo   `json:"tab"`
-	Opener string    `json:"opener,omitempty"`
-	Err    string    `json:"err,omitempty"`
+	Kind EventKind `json:"kind"`
+	Tab  TabInfo   `json:"tab"`
+	// Opener names the opener of a TabPopup, and of a popup's TabClosed.
+	Opener string `json:"opener,omitempty"`
+	// UserGesture: the popup was opened by input to its opener (a click on
+	// a link), not by the page's script alone.
+	UserGesture bool   `json:"userGesture,omitempty"`
+	Err         string `json:"err,omitempty"`
+	// Dialog is the dialog of a DialogOpened or DialogClosed event.
+	Dialog *Dialog `json:"dialog,omitempty"`
+	// Chooser is the file chooser of a FileChooserOpened event.
+	Chooser *FileChooser `json:"chooser,omitempty"`
+	// Download is the download of a Download event.
+	Download *Download `json:"download,omitempty"`
+	// Auth is the challenge of an Auth event.
+	Auth *AuthChallenge `json:"auth,omitempty"`
 }
 
 // subscriber queues events for one reader. Updates to the same tab
@@ -75,9 +105,9 @@ func (s *subscriber) push(ev Event) {
 		s.mu.Unlock()
 		return
 	}
-	if ev.Kind == TabUpdated {
+	if ev.Kind == TabUpdated || ev.Kind == DownloadProgress {
 		for i := range s.queue {
-			if s.queue[i].Kind == TabUpdated && s.queue[i].Tab.ID == ev.Tab.ID {
+			if supersedes(ev, s.queue[i]) {
 				s.queue = append(s.queue[:i], s.queue[i+1:]...)
 				break
 			}
@@ -89,6 +119,18 @@ func (s *subscriber) push(ev Event) {
 	case s.wake <- struct{}{}:
 	default:
 	}
+}
+
+// supersedes reports whether ev makes the queued old one stale: a newer
+// update of the same tab, or newer progress of the same download.
+func supersedes(ev, old Event) bool {
+	if ev.Kind != old.Kind {
+		return false
+	}
+	if ev.Kind == DownloadProgress {
+		return ev.Download != nil && old.Download != nil && ev.Download.ID == old.Download.ID
+	}
+	return ev.Tab.ID == old.Tab.ID
 }
 
 func (s *subscriber) pump() {
@@ -260,8 +302,11 @@ func (t *Tab) Load(ctx context.Context, url string) error {
 	}
 	// The title arrives with a target event a moment after the load; read
 	// it now, so whoever names the tab next (the transcript's "started
-	// on …") names it by its title.
-	t.refreshInfo()
+	// on …") names it by its title. A page blocked by a dialog answers
+	// nothing: its target events bring the title later.
+	if t.blocked() == nil {
+		t.refreshInfo()
+	}
 	return nil
 }
 
@@ -290,7 +335,10 @@ func (t *Tab) awaitLoad(ctx context.Context) error {
 	return t.waitLoad(cctx, load)
 }
 
-// waitLoad waits for a load event, bounded by Options.SettleTimeout.
+// waitLoad waits for a load event, bounded by Options.SettleTimeout. A
+// page that asks something as it loads (a confirm held for the holder) has
+// loaded as far as it will until answered: the next look says what it
+// asks.
 func (t *Tab) waitLoad(ctx context.Context, load <-chan jsonv2.Value) error {
 	wait := time.NewTimer(t.b.opts.SettleTimeout)
 	defer wait.Stop()
@@ -299,7 +347,12 @@ func (t *Tab) waitLoad(ctx context.Context, load <-chan jsonv2.Value) error {
 		return nil
 	case <-wait.C:
 		return nil
+	case <-t.authAsked():
+		return nil
 	case <-ctx.Done():
+		if interrupted(ctx) {
+			return nil
+		}
 		return fmt.Errorf("load: %w", t.fail(ctx, context.Cause(ctx)))
 	}
 }

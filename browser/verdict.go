@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 )
 
@@ -62,6 +61,14 @@ func (s *step) pointedAt(p prep) {
 // verdict compares the page after the action with before and fills in the
 // result: where the page is, whether it settled and what changed.
 func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
+	if st.navPending && t.authWaiting() {
+		// The page's navigation waits for a password, and Chromium runs
+		// nothing in the page meanwhile: the challenge is the verdict.
+		r := s.r
+		r.URL, r.Settled, r.NavRequested = s.before.URL, true, true
+		addEffect(r, "a navigation started, not loaded yet")
+		return nil
+	}
 	var after fingerprint
 	if st.FP != nil && !st.navigated {
 		after = *st.FP
@@ -122,6 +129,9 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 			r.Effects = append(r.Effects, "the page around its frame")
 		}
 	}
+	if err := t.shownEffect(ctx, s); err != nil {
+		return err
+	}
 	r.Changed = len(r.Effects) > 0
 	return nil
 }
@@ -181,14 +191,14 @@ func (t *Tab) thumb(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := cdp.Call(ctx, t.target(), page.CaptureScreenshot, page.CaptureScreenshotParams{
+	data, err := t.capture(ctx, page.CaptureScreenshotParams{
 		Format: page.CaptureScreenshotFormatPng, OptimizeForSpeed: new(true), Clip: clip,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Data) == 0 {
+	if len(data) == 0 {
 		return nil, errNoThumb
 	}
-	return res.Data, nil
+	return data, nil
 }

@@ -159,7 +159,7 @@ func (a *Tab) Act(ctx context.Context, act agents.Action) (agents.Outcome, error
 		return agents.Outcome{}, err
 	}
 	ba := browser.Action{
-		Kind: string(act.Kind), Ref: act.Ref, Text: act.Text, Submit: act.Submit, Option: act.Option, Key: act.Key,
+		Kind: browser.ActionKind(act.Kind), Ref: act.Ref, Text: act.Text, Submit: act.Submit, Option: act.Option, Key: act.Key,
 		Direction: act.Direction, Amount: act.Amount, X: act.X, Y: act.Y, URL: act.URL,
 	}
 	r, err := a.t.Do(a.ctx(ctx), ba)

@@ -1,0 +1,132 @@
+package browser
+
+import (
+	"context"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+)
+
+// A tab's Fetch domain is one set-up shared by what needs it. Chromium
+// raises a site's request for credentials only for a request it
+// intercepted, so every tab pauses its document requests (one round trip
+// each) with auth challenges handled, and lets them go at once; a request
+// guard adds the kinds of request a page's script sends, and checks what
+// is paused instead. One pump answers every paused request, so none is
+// answered twice.
+
+// docPattern pauses every document request before it is sent.
+var docPattern = &fetch.RequestPattern{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest}
+
+// intercept is a tab's Fetch set-up.
+type intercept struct {
+	guard    *guardState             // nil without a guard
+	patterns []*fetch.RequestPattern // the guard's; nil without one
+}
+
+// startIntercept enables the tab's Fetch set-up and starts its pump, which
+// runs as long as the tab. Caller is attach.
+func (t *Tab) startIntercept(ctx context.Context) error {
+	// Subscribed before enabling, so no paused request is missed.
+	paused, stop := t.target().Subscribe(fetch.RequestPaused.Method)
+	if err := t.applyFetch(ctx); err != nil {
+		stop()
+		return err
+	}
+	go func() {
+		defer stop()
+		t.pump(paused)
+	}()
+	return nil
+}
+
+// applyFetch enables Fetch with the patterns of now.
+func (t *Tab) applyFetch(ctx context.Context) error {
+	t.auth.mu.Lock()
+	patterns := t.icpt.patterns
+	t.auth.mu.Unlock()
+	if patterns == nil {
+		patterns = []*fetch.RequestPattern{docPattern}
+	}
+	_, err := cdp.Call(ctx, t.target(), fetch.Enable, fetch.EnableParams{Patterns: patterns, HandleAuthRequests: new(true)})
+	return err
+}
+
+// setGuard installs g, whose checks see what patterns pause.
+func (t *Tab) setGuard(ctx context.Context, g *guardState, patterns []*fetch.RequestPattern) error {
+	t.auth.mu.Lock()
+	prev, prevPatterns := t.icpt.guard, t.icpt.patterns
+	t.icpt.guard, t.icpt.patterns = g, patterns
+	t.auth.mu.Unlock()
+	if err := t.applyFetch(ctx); err != nil {
+		t.auth.mu.Lock()
+		if t.icpt.guard == g {
+			t.icpt.guard, t.icpt.patterns = prev, prevPatterns
+		}
+		t.auth.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// dropGuard removes g (if it is still the one installed), waits for its
+// checks under way, and pauses documents only again.
+func (t *Tab) dropGuard(ctx context.Context, g *guardState) error {
+	t.auth.mu.Lock()
+	mine := t.icpt.guard == g
+	if mine {
+		t.icpt.guard, t.icpt.patterns = nil, nil
+	}
+	t.auth.mu.Unlock()
+	g.wg.Wait()
+	if !mine {
+		return nil
+	}
+	return t.applyFetch(ctx)
+}
+
+// pump answers each paused request: through the guard's check when one
+// is installed, else at once. It runs in its own goroutine until the
+// subscription closes with the tab.
+func (t *Tab) pump(paused <-chan jsonv2.Value) {
+	for {
+		select {
+		case v, ok := <-paused:
+			if !ok {
+				return
+			}
+			var ev fetch.EventRequestPaused
+			if err := jsonv2.Unmarshal(v, &ev); err != nil || ev.Request == nil {
+				continue
+			}
+			t.auth.mu.Lock()
+			g := t.icpt.guard
+			if g != nil {
+				g.wg.Add(1)
+			}
+			t.auth.mu.Unlock()
+			go func() {
+				if g == nil {
+					t.letGo(&ev)
+					return
+				}
+				defer g.wg.Done()
+				t.answer(g.ctx, &ev, g.check)
+			}()
+		case <-t.dead.Done():
+			return
+		}
+	}
+}
+
+// letGo continues a paused request nobody checks. A tab that closed has
+// nothing to continue.
+func (t *Tab) letGo(ev *fetch.EventRequestPaused) {
+	ctx, cancel := context.WithTimeout(t.dead, guardWait)
+	defer cancel()
+	if _, err := cdp.Call(ctx, t.target(), fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID}); err != nil && context.Cause(t.dead) == nil {
+		t.b.opts.Logf("tab %s: let %s go: %v", t.id, ev.Request.URL, err)
+	}
+}
