@@ -18,7 +18,9 @@ import (
 // probed with the cheapest evaluation there is; busyStrikes probes in a
 // row without an answer within probeTimeout end the call as busy, in
 // about 2.6 s. A navigation the guard holds (a person deciding) stops the
-// page's frames as well, so probes then count as answered.
+// page's frames as well, and so does a dialog or a password prompt held
+// for the holder (block.go): probes then count as answered, since the page
+// is waiting for someone, not busy.
 const (
 	busyAfter    = time.Second
 	probeTimeout = 800 * time.Millisecond
@@ -52,7 +54,7 @@ func (t *Tab) watchBusy(ctx context.Context, cancel context.CancelCauseFunc) {
 			return
 		case <-timer.C:
 		}
-		if t.held.Load() > 0 || t.answers(ctx) {
+		if t.held.Load() > 0 || t.blocked() != nil || t.answers(ctx) {
 			strikes = 0
 		} else if strikes++; strikes >= busyStrikes {
 			t.busy.Store(true)
