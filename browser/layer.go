@@ -21,7 +21,7 @@ func (t *Tab) framesWithin(ctx context.Context, m *merge, parent *cdp.Frame, fs 
 		if err != nil || !box.Visible || !box.Inside {
 			continue
 		}
-		fo, err := t.observeFrame(ctx, c, map[string]any{"limit": o.Limit, "roles": o.Roles, "query": o.Query}, false)
+		fo, err := t.observeFrame(ctx, c, map[string]any{"limit": o.Limit, "roles": o.Roles, "query": o.Query, "textMax": 0})
 		if err != nil {
 			m.obs.Unobserved++
 			continue
