@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -284,5 +285,47 @@ func TestRunsOfControls(t *testing.T) {
 	t.Logf("open %d + query %d characters:\n%s%s", len(open), len(query), open, query)
 	if n := len(open) + len(query); n > 450 {
 		t.Fatalf("open and query cost %d characters, want at most 450", n)
+	}
+}
+
+// TestReadTextLeavesHiddenOut: read_page's text leaves out every kind of
+// text a person cannot see, as the observation does, and keeps all the
+// visible text of a page in many styles, far below the fold included.
+func TestReadTextLeavesHiddenOut(t *testing.T) {
+	t.Parallel()
+	ctx := tctx(t)
+	pt, err := openTab(t, "/hidden.html").ReadText(ctx, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{
+		"WHITE-ON-WHITE", "NEAR-WHITE", "DARK-ON-DARK", "TRANSPARENT", "SR-ONLY-TEXT", "CLIP-PATH-TEXT",
+		"FONT-ZERO", "ZERO-BOX", "OFF-LEFT", "OFF-ABOVE", "OPACITY-ZERO", "VISIBILITY-HIDDEN",
+		"COMMENT-HIDDEN", "DETAILS-HIDDEN", "H1-HIDDEN", "LINK-SPAN-HIDDEN", "WHITE-IN-NAME",
+	} {
+		if strings.Contains(pt.Text, kind) {
+			t.Errorf("%s was read:\n%s", kind, pt.Text)
+		}
+	}
+	for _, seen := range []string{"Seen paragraph one.", "Seen on dark.", "ARIA-HIDDEN-SEEN"} {
+		if !strings.Contains(pt.Text, seen) {
+			t.Errorf("visible %q was not read:\n%s", seen, pt.Text)
+		}
+	}
+	pt, err = openTab(t, "/hidden_none.html").ReadText(ctx, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 31; i++ {
+		marker := fmt.Sprintf("V%02d", i)
+		if i == 18 {
+			marker = "v18"
+		}
+		if i == 29 {
+			continue // an aria-label, which names a button and is no text on the page
+		}
+		if !strings.Contains(pt.Text, marker) {
+			t.Errorf("%s was not read:\n%s", marker, pt.Text)
+		}
 	}
 }
