@@ -282,6 +282,7 @@ func (t *Tab) observeWithin(ctx context.Context, m *merge, fs []*cdp.Frame, o Ob
 		return nil, err
 	}
 	args["within"] = o.Within
+	inner := t.framesWithin(ctx, f, fs, o.Within)
 	fo, err := t.observeFrame(ctx, f, args)
 	if err != nil {
 		return nil, err
@@ -295,9 +296,10 @@ func (t *Tab) observeWithin(ctx context.Context, m *merge, fs []*cdp.Frame, o Ob
 		fo.VW, fo.VH = float64(t.b.opts.Width), float64(t.b.opts.Height)
 	}
 	m.addFrame(fo, true)
-	m.obs.Text, m.obs.TextCut = fo.Text, fo.TextCut
+	m.texts[f.ID] = frameText{text: fo.Text, cut: fo.TextCut}
 	t.addControls(m, fo, f, fs, off, top)
-	t.framesWithin(ctx, m, f, fs, off, o)
+	t.observeLayerFrames(ctx, m, inner, fs, off, o)
+	m.joinText(f.ID, o.TextMax)
 	obs := m.ranked(o.Limit)
 	t.version++
 	obs.Version = t.version

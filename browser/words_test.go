@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -327,5 +328,30 @@ func TestReadTextLeavesHiddenOut(t *testing.T) {
 		if !strings.Contains(pt.Text, marker) {
 			t.Errorf("%s was not read:\n%s", marker, pt.Text)
 		}
+	}
+}
+
+// TestLayerTextOfFrame: a look within a layer that is another site's
+// page in an iframe (a consent manager's) has that page's text, which the
+// person reads before choosing, with its controls.
+func TestLayerTextOfFrame(t *testing.T) {
+	t.Parallel()
+	tab, ctx := framedConsent(t, "full=1&src="+crossSite()+"/consent.html", "Accept all")
+	q, err := tab.Observe(ctx, ObserveOptions{Query: "Show more"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tab.Click(ctx, find(t, q, "button", "Show more").Ref)
+	var ae *ActionError
+	if !errors.As(err, &ae) || ae.Layer == "" {
+		t.Fatalf("click under the framed dialog: %v", err)
+	}
+	lo, err := tab.Observe(ctx, ObserveOptions{Within: ae.Layer, TextMax: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	find(t, lo, "button", "Reject all")
+	if b := lo.Brief(); !strings.Contains(b, "text: We and our 812 partners use cookies to personalise content.") || strings.Contains(b, frameMark) {
+		t.Fatalf("the layer's frame text is not in its look:\n%q", b)
 	}
 }

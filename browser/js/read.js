@@ -129,7 +129,9 @@ function putText(R, s, p) {
 function placeOf(R, el) {
   const v = R.view;
   const r = el.getBoundingClientRect();
-  if (r.width === 0 && r.height === 0) return 'in';
+  // No height of its own (floats, absolutely placed children): its
+  // children say where they are.
+  if (r.height === 0) return 'in';
   if (r.bottom <= v.y0) return 'above';
   if (r.right <= v.x0 || r.left >= v.x1) return 'side';
   if (r.top >= v.y1) return 'below';
@@ -169,7 +171,7 @@ function readNode(R, n) {
   // A box set in a line that holds a control is a card (a product with
   // its button), read as a block of its own; a badge stays in its line.
   if (inline && d !== 'inline' && d !== 'contents' && !namesControl(n, tag) && n.querySelector(CONTROL_SEL)) inline = false;
-  if (R.view && !inline) {
+  if (R.view && !inline && n !== R.root) {
     // A view's text starts at its top: what lies above or beside it is
     // counted, and below it the reading goes on while there is room.
     const at = placeOf(R, n);
@@ -313,6 +315,7 @@ function readFrameMark(R, el) {
 // readLines reads root into lines with the reader's options.
 function readLines(root, o) {
   const R = reader(o);
+  R.root = root;
   if (root) readNode(R, root);
   flushLine(R);
   return R;
