@@ -313,6 +313,16 @@ func TestReadTextLeavesHiddenOut(t *testing.T) {
 			t.Errorf("visible %q was not read:\n%s", seen, pt.Text)
 		}
 	}
+	hidden := openTab(t, "/hidden.html")
+	for _, kind := range []string{"WHITE-ON-WHITE", "SR-ONLY-TEXT", "OFF-LEFT", "LINK-SPAN-HIDDEN"} {
+		q, err := hidden.Observe(ctx, ObserveOptions{Query: kind})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(q.Passages) > 0 {
+			t.Errorf("a query found hidden %s:\n%s", kind, q.Compact())
+		}
+	}
 	pt, err = openTab(t, "/hidden_none.html").ReadText(ctx, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
