@@ -329,11 +329,13 @@ function joinLines(R) {
   if (R.bare && R.lines.every((ln) => (!ln.prose && !ln.keep) || ln.t.startsWith('#'))) return { text: '', cut: false };
   for (const ln of R.lines) {
     if (R.bare && !ln.prose && !ln.keep) continue;
+    if (cut) { R.below += ln.t.length + 1; continue; }
     if (!checkLine(ln)) continue;
     if (out.length + ln.t.length + 1 > R.max) {
+      // The line that does not fit is cut; what follows is counted.
       const room = R.max - out.length - 1;
       if (room > 20) out += (out ? '\n' : '') + ln.t.slice(0, room - 1) + '…';
-      R.below += ln.t.length - Math.max(0, room);
+      R.below += ln.t.length - Math.max(0, room > 20 ? room - 1 : 0);
       cut = true;
       continue;
     }
