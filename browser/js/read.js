@@ -121,7 +121,7 @@ function putText(R, s, p) {
   // In a bare reading a long line of nothing but controls' words is a
   // row of controls, which the control list holds: the rest of it is not
   // read.
-  if ((R.bare || R.lazy) && !R.prose && R.cur.length > 300) R.skip = true;
+  if ((R.bare || R.lazy) && !R.prose && R.cur.length > 150) R.skip = true;
 }
 
 // placeOf says where el lies against the view: 'in', 'above', 'below',
