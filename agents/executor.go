@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -22,9 +21,6 @@ const (
 // maxDiff is the largest diff shown; a bigger change gets a full
 // observation instead, which is shorter than the diff by then.
 const maxDiff = 4000
-
-// maxReadPage bounds read_page's text.
-const maxReadPage = 20000
 
 const executorPrompt = `You are %s, an executor in Vroom: you drive one browser tab to do one task, while other agents work in other tabs and a person watches and may talk to you.
 
@@ -109,7 +105,7 @@ func (e *executor) execTool(ctx context.Context, tc toolCall) toolOut {
 	case "screenshot":
 		return e.screenshot(ctx)
 	case "read_page":
-		return e.readPage(ctx)
+		return e.readPage(ctx, tc)
 	case "observe":
 		return e.observe(ctx, tc)
 	case "wait":
@@ -305,7 +301,13 @@ func (e *executor) screenshot(ctx context.Context) toolOut {
 	return toolOut{text: line, image: &s}
 }
 
-func (e *executor) readPage(ctx context.Context) toolOut {
+// readPage is the executor's read_page tool: one part of the page's
+// text (ReadPage).
+func (e *executor) readPage(ctx context.Context, tc toolCall) toolOut {
+	var x readPageArgs
+	if err := decodeArgs(tc.Name, tc.Args, &x); err != nil {
+		return toolOut{malformed: true, text: "error: " + err.Error()}
+	}
 	skip, release, err := e.useTab(ctx, "read_page")
 	if err != nil {
 		return toolOut{text: "error: " + err.Error()}
@@ -314,26 +316,13 @@ func (e *executor) readPage(ctx context.Context) toolOut {
 		return *skip
 	}
 	defer release()
-	text, err := e.tab.ReadPage(ctx)
+	out, err := ReadPage(ctx, e.tab, x.Cursor)
 	if err != nil {
-		return toolOut{text: "error: read_page: " + err.Error()}
+		return toolOut{text: "error: " + err.Error()}
 	}
-	if len(text) > maxReadPage {
-		text = truncate(text, maxReadPage) + "\n(the page goes on; this is its first part)"
-	}
-	e.logStep(toolCall{Name: "read_page"}, "{}", "read the page", true, "", len(text))
-	return toolOut{text: "the page's text:\n" + fence("read_page", text), kind: pageTextMsg}
-}
-
-// truncate cuts s to at most n bytes on a rune boundary, keeping newlines.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	line, _, _ := strings.Cut(out, "\n")
+	e.logStep(tc, tc.Args, line, true, e.tab.Info().URL, len(out))
+	return toolOut{text: out, kind: pageTextMsg}
 }
 
 // guard watches an executor's tab for the exfiltration guard: it wraps

@@ -45,7 +45,10 @@ type Tab interface {
 	// Screenshot captures the viewport; click_at coordinates are in its
 	// pixels.
 	Screenshot(ctx context.Context) (Screenshot, error)
-	// ReadPage returns the page's readable text.
+	// ReadPage returns the page's whole readable text, as a person reads
+	// it: headings, paragraphs, lists, tables, the frames' text, hidden
+	// text left out. read_page cuts it into parts (ReadPage, the
+	// function).
 	ReadPage(ctx context.Context) (string, error)
 }
 

@@ -73,7 +73,7 @@ type (
 		Text string `json:"text"`
 	}
 	observeArgs struct {
-		Query  string   `json:"query,omitempty" jsonschema:"Keep controls whose name, value or nearby text contains this."`
+		Query  string   `json:"query,omitempty" jsonschema:"Keep controls whose name, value or nearby text contains this; text passages too."`
 		Roles  []string `json:"roles,omitempty" args:"list" jsonschema:"Roles to keep: button, link, option, textbox, combobox..."`
 		Within string   `json:"within,omitempty" jsonschema:"A ref (a dialog, a list): only controls inside it."`
 		Limit  int      `json:"limit,omitempty" jsonschema:"At most this many controls (default 40)."`
@@ -86,6 +86,9 @@ type (
 		Heard     string  `json:"heard,omitempty" jsonschema:"Until someone else in the room has said this (one said before counts)."`
 		FloorFree bool    `json:"floor_free,omitempty" jsonschema:"Until nobody holds the floor; with heard, until it was said and its speaker has finished: your turn to speak."`
 		TimeoutS  float64 `json:"timeout_s,omitempty" jsonschema:"Seconds; default 10, at most 30."`
+	}
+	readPageArgs struct {
+		Cursor int `json:"cursor,omitempty" jsonschema:"The part to read, as the last part named; default 1."`
 	}
 	noArgs struct{}
 )
@@ -145,7 +148,7 @@ func executorDefs() []ToolDef {
 		acting("type_focused", "Type text into whatever has focus (after click_at on a canvas cell, for instance).", func(x textArgs) (Action, error) {
 			return Action{Kind: ActTypeFocused, Text: x.Text}, nil
 		}),
-		define[noArgs]("read_page", "Read the page's text content.").page(),
+		define[readPageArgs]("read_page", "Read the page's whole text: headings, lists, tables (cells between |), frames. A long page comes in parts.").page(),
 		define[observeArgs]("observe", "Look at the page again: a fresh list of controls with refs. With query, roles or within it searches the whole page, off-screen included (in view first): use it when a control you need is not in what you were shown. Refs it returns work with click and type, which scroll to them.").page(),
 		define[pageWaitArgs]("wait", "Wait for what the page is still doing: until its text contains text, or no longer contains gone, or the URL contains url, or a control matching query appears; or for the room: until someone says heard, or the floor is free. With none of these, until the page is idle. Returns what changed since your last look, or says it timed out.").page(),
 	}, roomDefs()...)

@@ -31,6 +31,13 @@ type Diff struct {
 	// cleared).
 	Text     string `json:"text,omitempty"`
 	TextGone string `json:"textGone,omitempty"`
+	// TextInView marks a Text that is the whole text in view, because the
+	// page scrolled since the baseline: what is on screen now replaces
+	// what was, and TextAbove and TextBelow say how much lies outside it
+	// (as Observation's).
+	TextInView bool `json:"textInView,omitempty"`
+	TextAbove  int  `json:"textAbove,omitempty"`
+	TextBelow  int  `json:"textBelow,omitempty"`
 	// Compared is how many controls the new view held, and Candidates how
 	// many the page had, so an empty diff says how much it looked at.
 	Compared   int  `json:"compared"`
@@ -109,6 +116,11 @@ func diffObs(d *Diff, base *baseline, obs *Observation) *Diff {
 			d.Removed = append(d.Removed, ref)
 		}
 	}
+	if base.scroll != obs.Scroll && base.text != obs.Text {
+		// After a scroll the text is what is on screen.
+		d.Text, d.TextInView, d.TextAbove, d.TextBelow = obs.Text, true, obs.TextAbove, obs.TextBelow
+		return d
+	}
 	d.Text = newText(base.text, obs.Text)
 	if d.Text == "" {
 		d.TextGone = newText(obs.Text, base.text)
@@ -177,11 +189,7 @@ func (d *Diff) Compact() string {
 			fmt.Fprintf(&sb, "dialog %q opened\n", *d.Dialog)
 		}
 	}
-	for i := range d.Added {
-		sb.WriteString("+ ")
-		writeControl(&sb, &d.Added[i])
-		sb.WriteByte('\n')
-	}
+	writeControls(&sb, "+ ", d.Added)
 	for i := range d.Changed {
 		sb.WriteString("~ ")
 		writeControl(&sb, &d.Changed[i])
@@ -193,7 +201,13 @@ func (d *Diff) Compact() string {
 	if len(d.Behind) > 0 {
 		fmt.Fprintf(&sb, "behind the dialog until it closes (not gone): %s\n", strings.Join(d.Behind, " "))
 	}
-	if d.Text != "" {
+	switch {
+	case d.TextInView:
+		fmt.Fprintf(&sb, "text in view now: %s\n", d.Text)
+		if h := moreText(d.TextAbove, d.TextBelow); h != "" {
+			sb.WriteString(h + "\n")
+		}
+	case d.Text != "":
 		fmt.Fprintf(&sb, "text now: %s\n", d.Text)
 	}
 	if d.TextGone != "" {
@@ -217,6 +231,7 @@ type baseline struct {
 	title    string
 	dialog   string
 	text     string
+	scroll   [2]int
 	controls map[string]Control
 	order    []string
 	size     int
@@ -228,7 +243,7 @@ type baselines struct {
 }
 
 func (bs *baselines) put(key string, o *Observation) {
-	b := &baseline{version: o.Version, key: key, doc: o.doc, url: o.URL, title: o.Title, dialog: o.Dialog, text: o.Text,
+	b := &baseline{version: o.Version, key: key, doc: o.doc, url: o.URL, title: o.Title, dialog: o.Dialog, text: o.Text, scroll: o.Scroll,
 		controls: make(map[string]Control, len(o.Controls)), order: make([]string, 0, len(o.Controls)), size: len(o.Text)}
 	for _, c := range o.Controls {
 		b.controls[c.Ref] = c

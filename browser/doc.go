@@ -65,6 +65,21 @@
 // once. Permissions are set per origin ahead of a page's request
 // (SetPermission): the protocol has no event for one.
 //
+// # The page's words
+//
+// One reader (js/read.js) reads a document as a person does: a line per
+// heading (#), paragraph, list item (-, 1.) and table row (cells between
+// |), the words of links in place, shadow DOM through its slots, hidden
+// text left out, and an iframe as a marker line that pagetext.go replaces
+// with that frame's own reading (out-of-process frames through their own
+// sessions). The observation's text starts at the top of the view, goes on
+// below while its 600 characters last, drops lines that only name controls
+// unless they are a row's title, and counts the characters above and below.
+// Tab.ReadText is the whole text (at most 200,000 characters), which the
+// agents' read_page pages. A query also finds passages of the text (the
+// sentence; a short row or card whole; a heading with what follows it),
+// each with the refs of the controls near it.
+//
 // # Settle on the action's own network
 //
 // `netwatch.js` runs once in each document's main world and, while an action's

@@ -62,6 +62,7 @@ func fixtures() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir("testdata")))
 	apiFixtures(mux)
+	wordsFixtures(mux)
 	mux.HandleFunc("/siblings.html", func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		if n <= 0 {

@@ -82,9 +82,13 @@ type Control struct {
 	Blocked bool `json:"blocked,omitempty"`
 	// Sensitive marks password, card, CVV and one-time-code fields; their
 	// Value is always "***".
-	Sensitive bool     `json:"sensitive,omitempty"`
-	Options   []string `json:"options,omitempty"`
-	Href      string   `json:"href,omitempty"`
+	Sensitive bool `json:"sensitive,omitempty"`
+	// Near marks a control given because it stands by a passage of text
+	// that matched the query (Observation.Passages), not because it
+	// matched itself.
+	Near    bool     `json:"near,omitempty"`
+	Options []string `json:"options,omitempty"`
+	Href    string   `json:"href,omitempty"`
 	// NewTab marks a link that opens another tab or window (a target
 	// attribute); its Href is then the whole resolved URL.
 	NewTab bool `json:"newTab,omitempty"`
@@ -108,10 +112,23 @@ type Observation struct {
 	// or a backdrop over the page, role or not): a person cannot reach
 	// them until it closes, so the frontier leaves them out and a query
 	// returns them last, marked.
-	Blocked  int       `json:"blocked,omitempty"`
-	Headings []string  `json:"headings,omitempty"`
-	Text     string    `json:"text,omitempty"`
-	TextCut  bool      `json:"textTruncated,omitempty"`
+	Blocked  int      `json:"blocked,omitempty"`
+	Headings []string `json:"headings,omitempty"`
+	// Text is the page's text in view, frames' included, at most
+	// ObserveOptions.TextMax characters (js/read.js says how it is read);
+	// a look Within one element has that element's text. TextCut says
+	// the view held more.
+	Text    string `json:"text,omitempty"`
+	TextCut bool   `json:"textTruncated,omitempty"`
+	// TextAbove and TextBelow are about how many characters of the page's
+	// text lie above the view and below (or beside) it, or past the cut:
+	// what read_page adds.
+	TextAbove int `json:"textAbove,omitempty"`
+	TextBelow int `json:"textBelow,omitempty"`
+	// Query is the query the observation answers, and Passages the
+	// page's text that matches it (at most five, frames' included).
+	Query    string    `json:"query,omitempty"`
+	Passages []Passage `json:"passages,omitempty"`
 	Controls []Control `json:"controls"`
 	// Candidates counts every control that matched before the cut, so a
 	// short list is never mistaken for the whole page.
@@ -133,6 +150,15 @@ type Observation struct {
 	behind []string
 }
 
+// Passage is a piece of the page's text that matches a query: its
+// sentence, or its row or card whole when that is short, and the refs of
+// the controls inside it (at most three; those not matching the query
+// themselves are in Observation.Controls marked Near).
+type Passage struct {
+	Text string   `json:"text"`
+	Refs []string `json:"refs,omitempty"`
+}
+
 type frameObs struct {
 	URL        string    `json:"url"`
 	Title      string    `json:"title"`
@@ -149,6 +175,10 @@ type frameObs struct {
 	Headings   []string  `json:"headings"`
 	Text       string    `json:"text"`
 	TextCut    bool      `json:"textCut"`
+	Above      int       `json:"above"`
+	Below      int       `json:"below"`
+	Near       []Control `json:"near"`
+	Passages   []Passage `json:"passages"`
 	NextRef    int       `json:"nextRef"`
 	WalkMs     float64   `json:"walkMs"`
 	// Err is "gone" when the Within element no longer exists.
@@ -186,18 +216,35 @@ func (t *Tab) observe(ctx context.Context, o ObserveOptions) (*Observation, erro
 		return nil, err
 	}
 	t.forgetOldDocuments(fs)
-	m := &merge{obs: &Observation{doc: fs[0].LoaderID}, offsets: map[cdp.FrameID][2]float64{fs[0].ID: {0, 0}}}
+	m := newMerge(fs[0])
+	m.obs.Query = o.Query
 	args := map[string]any{"limit": o.Limit, "roles": o.Roles, "query": o.Query, "all": o.All, "textMax": o.TextMax}
 	if o.Within != "" {
 		return t.observeWithin(ctx, m, fs, o, args)
 	}
+	// Where every frame lies comes first: finding its iframe also names it
+	// for its parent's reader, which marks where the frame's text goes.
+	offs := make([]*[2]float64, len(fs))
 	for i, f := range fs {
-		top := i == 0
-		off, ok := t.frameOrigin(ctx, m, f, fs, top)
-		if !ok {
+		if off, ok := t.frameOrigin(ctx, m, f, fs, i == 0); ok {
+			offs[i] = &off
+		}
+	}
+	for i, f := range fs {
+		if offs[i] == nil {
 			continue
 		}
-		fo, err := t.observeFrame(ctx, f, args, top)
+		top := i == 0
+		args["textMax"], args["view"] = o.TextMax, nil
+		if !top {
+			// A frame's text is what of it shows in the tab's view.
+			v, ok := m.frameView(f)
+			args["view"] = v
+			if !ok {
+				args["textMax"] = 0
+			}
+		}
+		fo, err := t.observeFrame(ctx, f, args)
 		if err != nil {
 			if top {
 				return nil, err
@@ -206,12 +253,14 @@ func (t *Tab) observe(ctx context.Context, o ObserveOptions) (*Observation, erro
 			continue
 		}
 		m.addFrame(fo, top)
+		m.addText(f.ID, fo, top)
 		if top && fo.DialogRef != "" {
 			t.refs[fo.DialogRef] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
 		}
-		t.addControls(m, fo, f, fs, off, top)
+		t.addControls(m, fo, f, fs, *offs[i], top)
 	}
 	obs := m.ranked(o.Limit)
+	m.joinText(fs[0].ID, o.TextMax)
 	t.version++
 	obs.Version = t.version
 	return obs, nil
@@ -233,7 +282,8 @@ func (t *Tab) observeWithin(ctx context.Context, m *merge, fs []*cdp.Frame, o Ob
 		return nil, err
 	}
 	args["within"] = o.Within
-	fo, err := t.observeFrame(ctx, f, args, true)
+	inner := t.framesWithin(ctx, f, fs, o.Within)
+	fo, err := t.observeFrame(ctx, f, args)
 	if err != nil {
 		return nil, err
 	}
@@ -246,8 +296,10 @@ func (t *Tab) observeWithin(ctx context.Context, m *merge, fs []*cdp.Frame, o Ob
 		fo.VW, fo.VH = float64(t.b.opts.Width), float64(t.b.opts.Height)
 	}
 	m.addFrame(fo, true)
+	m.texts[f.ID] = frameText{text: fo.Text, cut: fo.TextCut}
 	t.addControls(m, fo, f, fs, off, top)
-	t.framesWithin(ctx, m, f, fs, off, o)
+	t.observeLayerFrames(ctx, m, inner, fs, off, o)
+	m.joinText(f.ID, o.TextMax)
 	obs := m.ranked(o.Limit)
 	t.version++
 	obs.Version = t.version
@@ -262,7 +314,18 @@ func (t *Tab) addControls(m *merge, fo *frameObs, f *cdp.Frame, fs []*cdp.Frame,
 		t.refs[c.Ref] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
 		m.addControl(c, off, top)
 	}
+	for _, c := range fo.Near {
+		t.refs[c.Ref] = refLoc{frame: f.ID, loader: f.LoaderID, top: fs[0].LoaderID}
+		c.Near = true
+		m.addNear(c, off, top)
+	}
+	if room := maxPassages - len(m.obs.Passages); room > 0 {
+		m.obs.Passages = append(m.obs.Passages, fo.Passages[:min(room, len(fo.Passages))]...)
+	}
 }
+
+// maxPassages bounds the passages of a query's answer, over all frames.
+const maxPassages = 5
 
 // forgetOldDocuments drops, when the top document has changed, the refs
 // and worlds of documents that are gone, keeping the refs of the document
@@ -311,20 +374,17 @@ func (t *Tab) frameOrigin(ctx context.Context, m *merge, f *cdp.Frame, fs []*cdp
 	}
 	off := [2]float64{parentOff[0] + box.X, parentOff[1] + box.Y}
 	m.offsets[f.ID] = off
+	m.boxes[f.ID] = box
 	return off, true
 }
 
-// observeFrame runs the walker in one frame. Only the top frame gives the
-// page's text.
-func (t *Tab) observeFrame(ctx context.Context, f *cdp.Frame, args map[string]any, top bool) (*frameObs, error) {
+// observeFrame runs the walker in one frame with args.
+func (t *Tab) observeFrame(ctx context.Context, f *cdp.Frame, args map[string]any) (*frameObs, error) {
 	w, err := t.world(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	args["nextRef"] = t.nextRef
-	if !top {
-		args["textMax"] = 0
-	}
 	var fo frameObs
 	if err := t.call(ctx, w, "observe", &fo, args); err != nil {
 		return nil, err
@@ -333,12 +393,23 @@ func (t *Tab) observeFrame(ctx context.Context, f *cdp.Frame, args map[string]an
 	return &fo, nil
 }
 
-// merge gathers the frames' controls into one observation.
+// merge gathers the frames' controls and texts into one observation.
 type merge struct {
 	obs     *Observation
 	offsets map[cdp.FrameID][2]float64 // each observed frame's origin in the top viewport
-	vw, vh  float64                    // the top viewport
+	boxes   map[cdp.FrameID]frameBox   // each child frame's iframe, in its parent's viewport
+	views   map[cdp.FrameID][4]float64 // the part of each frame's viewport in the tab's view
+	texts   map[cdp.FrameID]frameText
+	vw, vh  float64 // the top viewport
 	all     []placed
+	near    []Control
+}
+
+func newMerge(top *cdp.Frame) *merge {
+	return &merge{
+		obs: &Observation{doc: top.LoaderID}, offsets: map[cdp.FrameID][2]float64{top.ID: {0, 0}},
+		boxes: map[cdp.FrameID]frameBox{}, views: map[cdp.FrameID][4]float64{}, texts: map[cdp.FrameID]frameText{},
+	}
 }
 
 // placed is a control with its rank group: the open dialog's, then the
@@ -358,19 +429,15 @@ func (m *merge) addFrame(fo *frameObs, top bool) {
 	}
 	m.vw, m.vh = fo.VW, fo.VH
 	obs.URL, obs.Title, obs.Dialog, obs.DialogRef, obs.Blocked, obs.behind = fo.URL, fo.Title, fo.Dialog, fo.DialogRef, fo.Blocked, fo.Behind
-	obs.Headings, obs.Text, obs.TextCut = fo.Headings, fo.Text, fo.TextCut
+	obs.Headings = fo.Headings
 	obs.Viewport = [2]int{int(fo.VW), int(fo.VH)}
 	obs.Scroll = [2]int{int(fo.SX), int(fo.SY)}
 }
 
-// addControl moves a frame's control into top-viewport coordinates.
+// addControl adds a frame's control to the ranking, in top-viewport
+// coordinates.
 func (m *merge) addControl(c Control, off [2]float64, top bool) {
-	if !top {
-		c.Box[0] += int(off[0])
-		c.Box[1] += int(off[1])
-		x, y, bw, bh := float64(c.Box[0]), float64(c.Box[1]), float64(c.Box[2]), float64(c.Box[3])
-		c.InView = c.InView && x+bw > 0 && y+bh > 0 && x < m.vw && y < m.vh
-	}
+	c = m.place(c, off, top)
 	g := 2
 	switch {
 	case c.Blocked:
@@ -381,6 +448,22 @@ func (m *merge) addControl(c Control, off [2]float64, top bool) {
 		g = 1
 	}
 	m.all = append(m.all, placed{c, g})
+}
+
+// addNear adds a control given for being near a matching passage.
+func (m *merge) addNear(c Control, off [2]float64, top bool) {
+	m.near = append(m.near, m.place(c, off, top))
+}
+
+// place moves a frame's control into top-viewport coordinates.
+func (m *merge) place(c Control, off [2]float64, top bool) Control {
+	if !top {
+		c.Box[0] += int(off[0])
+		c.Box[1] += int(off[1])
+		x, y, bw, bh := float64(c.Box[0]), float64(c.Box[1]), float64(c.Box[2]), float64(c.Box[3])
+		c.InView = c.InView && x+bw > 0 && y+bh > 0 && x < m.vw && y < m.vh
+	}
+	return c
 }
 
 // ranked cuts the controls, in group then walk order, to limit.
@@ -394,6 +477,7 @@ func (m *merge) ranked(limit int) *Observation {
 		obs.Controls = append(obs.Controls, p.c)
 	}
 	obs.Truncated = obs.Candidates > len(obs.Controls)
+	obs.Controls = append(obs.Controls, m.near...)
 	return obs
 }
 
@@ -426,9 +510,13 @@ func (t *Tab) ownerBox(ctx context.Context, f *cdp.Frame, fs []*cdp.Frame, withi
 	if err != nil {
 		return frameBox{}, err
 	}
+	id, err := json.Marshal(string(f.ID))
+	if err != nil {
+		return frameBox{}, err
+	}
 	res, err := cdp.Call(ctx, pw.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function(w){ return __vroom.frameBox(this, w) }", ObjectID: obj.Object.ObjectID, ReturnByValue: new(true),
-		Arguments: []*runtime.CallArgument{{Value: arg}},
+		FunctionDeclaration: "function(w, id){ return __vroom.frameBox(this, w, id) }", ObjectID: obj.Object.ObjectID, ReturnByValue: new(true),
+		Arguments: []*runtime.CallArgument{{Value: arg}, {Value: id}},
 	})
 	t.release(ctx, pw.sess, obj.Object.ObjectID)
 	if err != nil {
@@ -452,123 +540,4 @@ func exceptionText(d *runtime.ExceptionDetails) string {
 		return d.Exception.Description
 	}
 	return d.Text
-}
-
-// Compact is the one-line-per-control text form for a model.
-func (o *Observation) Compact() string {
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "page v%d %q %s\n", o.Version, clipText(o.Title, 80), o.URL)
-	switch {
-	case o.DialogRef != "":
-		fmt.Fprintf(&sb, "dialog %s %q (its controls first)\n", o.DialogRef, o.Dialog)
-	case o.Dialog != "":
-		fmt.Fprintf(&sb, "dialog %q (its controls first)\n", o.Dialog)
-	}
-	if o.Blocked > 0 {
-		fmt.Fprintf(&sb, "the page behind the dialog is blocked: %d controls there cannot be used until it is closed\n", o.Blocked)
-	}
-	if len(o.Headings) > 0 {
-		sb.WriteString("headings: ")
-		sb.WriteString(strings.Join(o.Headings, " | "))
-		sb.WriteByte('\n')
-	}
-	fmt.Fprintf(&sb, "controls %d of %d candidates", len(o.Controls), o.Candidates)
-	// Controls blocked behind a modal are counted, not listed: the line
-	// above says why, and no search would make them usable.
-	if o.Truncated && o.Candidates-o.Blocked > len(o.Controls) {
-		sb.WriteString(" (more exist: call observe with query or roles)")
-	}
-	if o.Unobserved > 0 {
-		fmt.Fprintf(&sb, "; %d frames not observed", o.Unobserved)
-	}
-	sb.WriteByte('\n')
-	outside := false
-	for i := range o.Controls {
-		c := o.Controls[i]
-		// Controls outside the viewport come last, under one header,
-		// instead of a flag on every line.
-		if !c.InView && !c.InDialog {
-			if !outside {
-				sb.WriteString("outside the viewport:\n")
-				outside = true
-			}
-			c.InView = true
-		}
-		writeControl(&sb, &c)
-		sb.WriteByte('\n')
-	}
-	if o.Text != "" {
-		fmt.Fprintf(&sb, "text: %s\n", o.Text)
-	}
-	return sb.String()
-}
-
-// Brief renders part of a page observed Within (a layer over the target of
-// a refused action): its controls one a line and its text, without the
-// page's header lines, so it fits under an error.
-func (o *Observation) Brief() string {
-	var sb strings.Builder
-	for i := range o.Controls {
-		writeControl(&sb, &o.Controls[i])
-		sb.WriteByte('\n')
-	}
-	if o.Truncated {
-		fmt.Fprintf(&sb, "(and %d more in it)\n", o.Candidates-len(o.Controls))
-	}
-	if len(o.Headings) > 0 {
-		fmt.Fprintf(&sb, "headings: %s\n", strings.Join(o.Headings, " | "))
-	}
-	if o.Text != "" {
-		fmt.Fprintf(&sb, "text: %s\n", o.Text)
-	}
-	return strings.TrimSuffix(sb.String(), "\n")
-}
-
-func writeControl(sb *strings.Builder, c *Control) {
-	sb.WriteString(c.Ref)
-	sb.WriteByte(' ')
-	sb.WriteString(c.Role)
-	if c.Name != "" {
-		fmt.Fprintf(sb, " %q", c.Name)
-	}
-	if c.Value != "" {
-		fmt.Fprintf(sb, " = %q", c.Value)
-	}
-	var st []string
-	switch c.Checked {
-	case "true":
-		st = append(st, "checked")
-	case "false":
-		st = append(st, "unchecked")
-	case "mixed":
-		st = append(st, "mixed")
-	}
-	if c.Expanded == "true" {
-		st = append(st, "expanded")
-	} else if c.Expanded == "false" {
-		st = append(st, "collapsed")
-	}
-	if c.Selected {
-		st = append(st, "selected")
-	}
-	if c.Disabled {
-		st = append(st, "disabled")
-	}
-	if c.Focused {
-		st = append(st, "focused")
-	}
-	if !c.InView {
-		st = append(st, "offscreen")
-	}
-	if c.Blocked {
-		st = append(st, "blocked by the dialog")
-	}
-	if len(st) > 0 {
-		sb.WriteString(" [")
-		sb.WriteString(strings.Join(st, " "))
-		sb.WriteByte(']')
-	}
-	if len(c.Options) > 0 {
-		fmt.Fprintf(sb, " options: %s", strings.Join(c.Options, "|"))
-	}
 }

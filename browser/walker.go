@@ -30,6 +30,10 @@ var (
 	jsWalk string
 	//go:embed js/text.js
 	jsText string
+	//go:embed js/read.js
+	jsRead string
+	//go:embed js/passages.js
+	jsPassages string
 	//go:embed js/modal.js
 	jsModal string
 	//go:embed js/refs.js
@@ -56,7 +60,7 @@ type walkerModule struct {
 func walkerModules() []walkerModule {
 	return []walkerModule{
 		{"roles.js", jsRoles}, {"core.js", jsCore}, {"hidden.js", jsHidden}, {"naming.js", jsNaming},
-		{"walk.js", jsWalk}, {"text.js", jsText}, {"modal.js", jsModal}, {"refs.js", jsRefs},
+		{"walk.js", jsWalk}, {"text.js", jsText}, {"read.js", jsRead}, {"passages.js", jsPassages}, {"modal.js", jsModal}, {"refs.js", jsRefs},
 		{"observe.js", jsObserve}, {"prepare.js", jsPrepare}, {"settle.js", jsSettle}, {"input.js", jsInput},
 		{"api.js", jsAPI},
 	}

@@ -94,14 +94,29 @@ function colourHidden(el, cs) {
   const fg = rgba(cs.color);
   if (!fg) return '';
   if (fg.a < 0.1) return 'transparent text';
-  let bg = { r: 255, g: 255, b: 255, a: 1 };
-  for (let n = el; n; n = parentOf(n)) {
-    const s = n === el ? cs : getComputedStyle(n);
-    if (s.backgroundImage && s.backgroundImage !== 'none') return '';
-    const b = rgba(s.backgroundColor);
-    if (b && b.a > 0.5) { bg = b; break; }
-  }
+  const bg = backdrop(el, cs);
+  if (!bg) return '';
   const l1 = luminance(fg), l2 = luminance(bg);
   const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
   return ratio < 1.3 ? 'same colour as its background' : '';
+}
+
+// backdrop is the colour behind n's text: the nearest opaque background
+// up the tree (white at the top), or null over an image. Cached per
+// ancestor, as clippedAbove is: siblings share the walk up.
+function backdrop(n, cs) {
+  if (!n) return { r: 255, g: 255, b: 255, a: 1 };
+  const cache = hidMap();
+  let m = cache.get('bg');
+  if (!m) { m = new Map(); cache.set('bg', m); }
+  let bg = m.get(n);
+  if (bg !== undefined) return bg;
+  const s = cs || getComputedStyle(n);
+  if (s.backgroundImage && s.backgroundImage !== 'none') bg = null;
+  else {
+    const b = rgba(s.backgroundColor);
+    bg = b && b.a > 0.5 ? b : backdrop(parentOf(n), null);
+  }
+  m.set(n, bg);
+  return bg;
 }

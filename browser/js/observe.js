@@ -129,49 +129,37 @@ async function observe(o) {
   const pos = positioner();
   const orphans = orphanIndex();
   const act = deepActive();
-  let next = o.nextRef || 1;
-  const controls = [];
-  for (const c of chosen) {
-    const el = c.el;
-    const name = c.name !== undefined ? c.name : nameOf(el, c.tag, c.role);
-    const keys = keysOf(el, c.tag, c.role, name, pos);
-    let ref;
-    [ref, next] = refFor(el, keys, next, orphans.size ? orphans : null);
-    const sens = sensitive(el, c.tag);
-    const ctl = {
-      ref, role: c.role, name: clip(name, 80),
-      value: valueOf(el, c.tag, c.role, sens),
-      box: [Math.round(c.r.left), Math.round(c.r.top), Math.round(c.r.width), Math.round(c.r.height)],
-      inView: c.inView,
-    };
-    if (c.inDlg) ctl.inDialog = true;
-    if (c.blocked) ctl.blocked = true;
-    if (sens) ctl.sensitive = true;
-    if (c.tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) ctl.checked = el.indeterminate ? 'mixed' : String(el.checked);
-    else if (el.hasAttribute('aria-checked')) ctl.checked = el.getAttribute('aria-checked');
-    else if (el.hasAttribute('aria-pressed')) ctl.checked = el.getAttribute('aria-pressed');
-    if (el.hasAttribute('aria-expanded')) ctl.expanded = el.getAttribute('aria-expanded');
-    if (el.getAttribute('aria-selected') === 'true' || (c.tag === 'OPTION' && el.selected)) ctl.selected = true;
-    if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true' || el.closest('[inert]')) ctl.disabled = true;
-    if (act === el) ctl.focused = true;
-    if (c.tag === 'SELECT') ctl.options = Array.from(el.options).slice(0, 12).map((x) => clip(squash(x.textContent), 40));
-    if (c.tag === 'A') {
-      // A link into another tab or window: its request is the new tab's,
-      // outside this tab's request guard, so the caller checks the whole
-      // destination before the click.
-      const tg = el.getAttribute('target') || (document.querySelector('base[target]') || {}).target || '';
-      if (tg && !/^_(self|top|parent)$/i.test(tg) && el.href) ctl.newTab = true;
-      ctl.href = ctl.newTab ? el.href : clip(el.getAttribute('href') || '', 120);
+  const ctx = { pos, orphans: orphans.size ? orphans : null, act, next: o.nextRef || 1 };
+  const controls = chosen.map((c) => describeControl(c, ctx));
+  // A query's passages: the page's text that matches, with the controls
+  // near each (the first three inside its block or row); those not
+  // already listed come as near controls, so their refs work.
+  let passages = [];
+  const near = [];
+  if (query && !o.within && o.passages !== false) {
+    const byEl = new Map(cands.map((c) => [c.el, c]));
+    const listed = new Map(chosen.map((c, i) => [c.el, controls[i].ref]));
+    for (const p of passagesOf(query, document.body)) {
+      const refs = [];
+      walk(p.el, (el) => {
+        const c = refs.length < 3 && byEl.get(el);
+        if (!c || c.blocked) return;
+        let ref = listed.get(el);
+        if (!ref) {
+          if (!c.checked && !visibleOK(c)) return;
+          if (!c.viaLabel) c.r = c.el.getBoundingClientRect();
+          const ctl = describeControl(c, ctx);
+          ctl.near = true;
+          near.push(ctl);
+          ref = ctl.ref;
+          listed.set(el, ref);
+        }
+        refs.push(ref);
+      });
+      passages.push({ text: p.text, refs });
     }
-    // The form a control submits names what it commits ("delete-account",
-    // "/checkout/pay"), which the button's own name often does not.
-    const form = el.form || (el.closest && el.closest('form'));
-    if (form) {
-      const fd = form.getAttribute('aria-label') || form.getAttribute('name') || form.id || form.getAttribute('action') || '';
-      if (fd) ctl.form = clip(squash(fd), 80);
-    }
-    controls.push(ctl);
   }
+  let next = ctx.next;
   // The open dialog gets a ref too, so a caller can observe within it.
   let dialogRef = '';
   if (dlg && !o.within) {
@@ -181,17 +169,63 @@ async function observe(o) {
   if (S.byRef.size > 4 * (controls.length + 500)) {
     for (const [r, e] of S.byRef) { const el = e.w.deref(); if (!el || !el.isConnected) S.byRef.delete(r); }
   }
-  let text = '';
-  let textCut = false;
+  // The text: what is in view (a query's result has its passages
+  // instead), or a look within one element's whole text.
+  let text = '', textCut = false, above = 0, below = 0;
   const tmax = o.textMax === undefined ? 600 : o.textMax;
-  const textRoot = o.within ? root : document.body;
-  if (tmax > 0 && textRoot) {
-    ({ text, textCut } = proseOf(textRoot, tmax));
+  if (tmax > 0 && !query && document.body) {
+    ({ text, textCut, above, below } = viewText(o.within ? root : null, tmax, o.view || null));
   }
   return {
     url: location.href, title: document.title, vw, vh, sx: scrollX, sy: scrollY,
     dialog: dlg ? dialogName(dlg, dlg !== dlg0) : '', dialogRef, blocked, behind,
-    candidates: pool.length - dropped + unlisted, controls, headings: heads, text, textCut, nextRef: next,
+    candidates: pool.length - dropped + unlisted, controls, near, passages, headings: heads, text, textCut, above, below, nextRef: next,
     walkMs: performance.now() - t0,
   };
+}
+
+// describeControl is what the Go side gets of a chosen control: its ref
+// (kept per element, so a re-rendered one keeps it), role, name, value,
+// box and states. ctx carries the ref counter and the lookups the refs
+// need.
+function describeControl(c, ctx) {
+  const el = c.el;
+  const name = c.name !== undefined ? c.name : nameOf(el, c.tag, c.role);
+  const keys = keysOf(el, c.tag, c.role, name, ctx.pos);
+  let ref;
+  [ref, ctx.next] = refFor(el, keys, ctx.next, ctx.orphans);
+  const sens = sensitive(el, c.tag);
+  const ctl = {
+    ref, role: c.role, name: clip(name, 80),
+    value: valueOf(el, c.tag, c.role, sens),
+    box: [Math.round(c.r.left), Math.round(c.r.top), Math.round(c.r.width), Math.round(c.r.height)],
+    inView: c.inView,
+  };
+  if (c.inDlg) ctl.inDialog = true;
+  if (c.blocked) ctl.blocked = true;
+  if (sens) ctl.sensitive = true;
+  if (c.tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) ctl.checked = el.indeterminate ? 'mixed' : String(el.checked);
+  else if (el.hasAttribute('aria-checked')) ctl.checked = el.getAttribute('aria-checked');
+  else if (el.hasAttribute('aria-pressed')) ctl.checked = el.getAttribute('aria-pressed');
+  if (el.hasAttribute('aria-expanded')) ctl.expanded = el.getAttribute('aria-expanded');
+  if (el.getAttribute('aria-selected') === 'true' || (c.tag === 'OPTION' && el.selected)) ctl.selected = true;
+  if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true' || el.closest('[inert]')) ctl.disabled = true;
+  if (ctx.act === el) ctl.focused = true;
+  if (c.tag === 'SELECT') ctl.options = Array.from(el.options).slice(0, 12).map((x) => clip(squash(x.textContent), 40));
+  if (c.tag === 'A') {
+    // A link into another tab or window: its request is the new tab's,
+    // outside this tab's request guard, so the caller checks the whole
+    // destination before the click.
+    const tg = el.getAttribute('target') || (document.querySelector('base[target]') || {}).target || '';
+    if (tg && !/^_(self|top|parent)$/i.test(tg) && el.href) ctl.newTab = true;
+    ctl.href = ctl.newTab ? el.href : clip(el.getAttribute('href') || '', 120);
+  }
+  // The form a control submits names what it commits ("delete-account",
+  // "/checkout/pay"), which the button's own name often does not.
+  const form = el.form || (el.closest && el.closest('form'));
+  if (form) {
+    const fd = form.getAttribute('aria-label') || form.getAttribute('name') || form.id || form.getAttribute('action') || '';
+    if (fd) ctl.form = clip(squash(fd), 80);
+  }
+  return ctl;
 }

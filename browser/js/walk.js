@@ -74,8 +74,11 @@ function scrollInfo() {
 }
 
 // frameBox is where an iframe's viewport lies in its document; with
-// within (a ref), whether the iframe lies inside that element.
-function frameBox(el, within) {
+// within (a ref), whether the iframe lies inside that element. id, the
+// frame's CDP id, names the iframe for the reader (read.js), which marks
+// where the frame's text goes.
+function frameBox(el, within, id) {
+  if (id) S.frameIds.set(el, id);
   const r = el.getBoundingClientRect();
   const cs = getComputedStyle(el);
   const L = within ? resolve(within) : null;

@@ -19,3 +19,21 @@ func TestRef(t *testing.T) {
 		}
 	}
 }
+
+// TestRefInRun: a run line stands for each of its controls, ref and name
+// stepping together, and a later line still wins.
+func TestRefInRun(t *testing.T) {
+	text := "e3…e7 button \"Item 0\"…\"Item 4\"\ne8 button \"Save\"\n+ e20…e22 link \"Page 10 (next)\"…\"Page 12 (next)\" [offscreen]\n"
+	for _, c := range []struct{ got, want string }{
+		{ExactRef(text, "button", "Item 2"), "e5"},
+		{ExactRef(text, "button", "Item 4"), "e7"},
+		{ExactRef(text, "button", "Item 5"), ""},
+		{ExactRef(text, "link", "Page 11 (next)"), "e21"},
+		{Ref(text, "button", "Save"), "e8"},
+		{ExactRef(text, "link", "Item 2"), ""},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
