@@ -199,9 +199,9 @@ func (a *Tab) ReadPage(ctx context.Context) (string, error) {
 	if err := a.loaded(ctx); err != nil {
 		return "", err
 	}
-	obs, err := a.t.Observe(a.ctx(ctx), browser.ObserveOptions{Limit: 1, TextMax: maxReadPage})
+	pt, err := a.t.ReadText(a.ctx(ctx), browser.ReadOptions{})
 	if err != nil {
 		return "", err
 	}
-	return obs.Text, nil
+	return pt.Text, nil
 }

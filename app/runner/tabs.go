@@ -11,10 +11,6 @@ import (
 	"vroom/browser"
 )
 
-// maxReadPage bounds the text read_page asks the browser for; the runtime
-// trims it further for the prompt.
-const maxReadPage = 24000
-
 // Tabs lends a browser's tabs to a run's executors: it is the
 // agents.TabProvider over a *browser.Browser. Every tab it hands out is
 // leased to the executor for the executor's whole life, so nobody else (the
