@@ -314,15 +314,12 @@ func (e *executor) readPage(ctx context.Context) toolOut {
 		return *skip
 	}
 	defer release()
-	text, err := e.tab.ReadPage(ctx)
+	text, err := PageText(ctx, e.tab)
 	if err != nil {
-		return toolOut{text: "error: read_page: " + err.Error()}
-	}
-	if len(text) > maxReadPage {
-		text = truncate(text, maxReadPage) + "\n(the page goes on; this is its first part)"
+		return toolOut{text: "error: " + err.Error()}
 	}
 	e.logStep(toolCall{Name: "read_page"}, "{}", "read the page", true, "", len(text))
-	return toolOut{text: "the page's text:\n" + fence("read_page", text), kind: pageTextMsg}
+	return toolOut{text: text, kind: pageTextMsg}
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, keeping newlines.
