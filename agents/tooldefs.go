@@ -83,8 +83,8 @@ type (
 		Gone      string  `json:"gone,omitempty"`
 		URL       string  `json:"url,omitempty"`
 		Query     string  `json:"query,omitempty"`
-		Heard     string  `json:"heard,omitempty" jsonschema:"Until someone else in the room has said this (one said before counts)."`
-		FloorFree bool    `json:"floor_free,omitempty" jsonschema:"Until nobody holds the floor; with heard, until it was said and its speaker has finished: your turn to speak."`
+		Heard     string  `json:"heard,omitempty" room:"" jsonschema:"Until someone else in the room has said this (one said before counts)."`
+		FloorFree bool    `json:"floor_free,omitempty" room:"" jsonschema:"Until nobody holds the floor; with heard, until it was said and its speaker has finished: your turn to speak."`
 		TimeoutS  float64 `json:"timeout_s,omitempty" jsonschema:"Seconds; default 10, at most 30."`
 	}
 	readPageArgs struct {

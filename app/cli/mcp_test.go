@@ -59,7 +59,7 @@ func TestMCPInspectorStdio(t *testing.T) {
 	for _, tool := range list["tools"].([]any) {
 		names = append(names, tool.(map[string]any)["name"].(string))
 	}
-	for _, want := range []string{"run_task", "stop_run", "open", "observe", "click", "type", "select", "press", "scroll", "wait", "screenshot", "close"} {
+	for _, want := range []string{"run_task", "stop_run", "open", "observe", "click", "type", "select", "press", "scroll", "wait", "screenshot", "close", "navigate", "back", "read_page", "click_at"} {
 		if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
 			t.Fatalf("tools/list lacks %s: %v", want, names)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"vroom/agents"
 	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
 )
@@ -191,7 +192,7 @@ func TestMCPBearerToken(t *testing.T) {
 	}
 	cs := h.connect(t, "http", nil)
 	tools, err := cs.ListTools(t.Context(), nil)
-	if err != nil || len(tools.Tools) != 12 {
+	if err != nil || len(tools.Tools) != 4+len(agents.PageTools()) {
 		t.Fatalf("tools with the token: %v, %v", tools, err)
 	}
 }
