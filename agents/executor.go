@@ -110,6 +110,10 @@ func (e *executor) execTool(ctx context.Context, tc toolCall) toolOut {
 		return e.screenshot(ctx)
 	case "read_page":
 		return e.readPage(ctx)
+	case "downloads":
+		return e.listDownloads(ctx)
+	case "read_download":
+		return e.readDownload(ctx, tc)
 	case "observe":
 		return e.observe(ctx, tc)
 	case "wait":
@@ -207,6 +211,13 @@ func (e *executor) admit(ctx context.Context, a Action, tc toolCall) (shown Acti
 	if a.Kind == ActNavigate || a.Kind == ActBack || a.Kind == ActScroll {
 		return shown, args, nil
 	}
+	if a.Kind == ActUpload {
+		if err := checkUpload(e.r.cfg.Files, a.Files); err != nil {
+			e.r.log.Write(LogRecord{Event: LogPolicyDenied, Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name,
+				Args: json.RawMessage(tc.Args), Error: err.Error()})
+			return shown, args, &toolOut{text: "error: " + err.Error()}
+		}
+	}
 	t, err := e.tab.Target(ctx, a)
 	if err != nil {
 		return shown, args, &toolOut{text: fmt.Sprintf("error: %s: %v. Look at the latest observation for a valid ref.", string(a.Kind)+" "+a.Ref, err)}
@@ -226,6 +237,9 @@ func (e *executor) admit(ctx context.Context, a Action, tc toolCall) (shown Acti
 	if class, reason := Classify(a, t); class == Irreversible {
 		if err := e.confirm(ctx, a, shown, args, tc, t, reason); err != nil {
 			out := e.refuse(tc, a, err)
+			if a.Kind == ActDialog {
+				out = e.dismissDenied(ctx, out)
+			}
 			return shown, args, &out
 		}
 	}
