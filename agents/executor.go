@@ -267,6 +267,11 @@ func (e *executor) confirm(ctx context.Context, a, shown Action, args string, tc
 // navigation or when the diff would be longer, else the diff. changed
 // reports whether the page differs from the agent's last look.
 func (e *executor) changes(ctx context.Context, o Outcome) (body string, kind msgKind, changed bool) {
+	if o.Dialog != nil {
+		// The page does nothing until the dialog is answered; the page
+		// itself is looked at after.
+		return "(the page waits for the dialog: answer it with the dialog tool)", diffMsg, true
+	}
 	if o.Navigated {
 		obs, err := e.tab.Observe(ctx)
 		if err != nil {
