@@ -51,6 +51,8 @@ func newAsksSite(t testing.TB) *asksSite {
 	page("/login", loginPage)
 	page("/idp", idpPage)
 	page("/menu", menuPage)
+	page("/board", html5Board)
+	page("/sortable", pointerBoard)
 	page("/security", `<!doctype html><title>Security</title><h1>Security settings</h1>`)
 	mux.HandleFunc("POST /apply", func(w http.ResponseWriter, r *http.Request) {
 		if err := r.ParseMultipartForm(1 << 20); err != nil {
