@@ -52,6 +52,7 @@ func newAsksSite(t testing.TB) *asksSite {
 	page("/idp", idpPage)
 	page("/menu", menuPage)
 	page("/board", html5Board)
+	page("/sheet", editorSheet)
 	page("/sortable", pointerBoard)
 	page("/security", `<!doctype html><title>Security</title><h1>Security settings</h1>`)
 	mux.HandleFunc("POST /apply", func(w http.ResponseWriter, r *http.Request) {
