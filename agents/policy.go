@@ -101,6 +101,17 @@ func Classify(a Action, t Target) (Class, string) {
 		// Navigation is read-only; where it may go is the navigation
 		// policy's business.
 		return Read, ""
+	case ActHover:
+		return Read, ""
+	case ActUpload, ActDrag:
+		return Write, ""
+	case ActDialog:
+		// Accepting a confirm commits what its message asks, as the
+		// click that raised it would: the message is the control's name.
+		if m := dangerRE.FindString(t.Name); a.Accept && m != "" && t.Role != "alert" {
+			return Irreversible, fmt.Sprintf("the page asks %q (%s)", clip(t.Name, 120), strings.ToLower(m))
+		}
+		return Write, ""
 	case ActType, ActTypeFocused, ActSelect:
 		if !a.Submit {
 			return Write, ""

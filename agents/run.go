@@ -44,6 +44,9 @@ func (f AskFunc) Ask(ctx context.Context, q Question) (string, error) { return f
 
 // Config configures a Run.
 type Config struct {
+	// Files are the files the person gave the run (absolute paths): the
+	// only ones an upload may send.
+	Files []string
 	Model *Model
 	Tabs  TabProvider
 	// Voice speaks messages aloud; nil is text-only.

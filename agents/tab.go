@@ -181,6 +181,10 @@ const (
 	ActBack        ActionKind = "back"
 	ActClickAt     ActionKind = "click_at"
 	ActTypeFocused ActionKind = "type_focused"
+	ActUpload      ActionKind = "upload"
+	ActDrag        ActionKind = "drag"
+	ActHover       ActionKind = "hover"
+	ActDialog      ActionKind = "dialog"
 )
 
 // Action is one step an executor asks its tab for; which fields matter
@@ -197,6 +201,14 @@ type Action struct {
 	X         float64    `json:"x,omitempty"`
 	Y         float64    `json:"y,omitempty"`
 	URL       string     `json:"url,omitempty"`
+	// Files are the paths an upload sets on a file input.
+	Files []string `json:"files,omitempty"`
+	// To is the ref a drag drops on; DX, DY move by CSS pixels instead.
+	To string  `json:"to,omitempty"`
+	DX float64 `json:"dx,omitempty"`
+	DY float64 `json:"dy,omitempty"`
+	// Accept answers a dialog with OK rather than Cancel.
+	Accept bool `json:"accept,omitempty"`
 }
 
 // String renders the action verbatim, as shown to the person when it
@@ -228,6 +240,23 @@ func (a Action) String() string {
 		return fmt.Sprintf("click at (%g, %g)", a.X, a.Y)
 	case ActTypeFocused:
 		return fmt.Sprintf("type %q into the focused element", a.Text)
+	case ActUpload:
+		return fmt.Sprintf("upload %s into %s", strings.Join(a.Files, ", "), a.Ref)
+	case ActDrag:
+		if a.To != "" {
+			return "drag " + a.Ref + " to " + a.To
+		}
+		return fmt.Sprintf("drag %s by (%g, %g)", a.Ref, a.DX, a.DY)
+	case ActHover:
+		return "hover over " + a.Ref
+	case ActDialog:
+		if !a.Accept {
+			return "dismiss the dialog"
+		}
+		if a.Text != "" {
+			return fmt.Sprintf("answer the dialog with %q", a.Text)
+		}
+		return "accept the dialog"
 	}
 	return string(a.Kind)
 }
@@ -274,6 +303,18 @@ type Outcome struct {
 	// Pending counts requests the page still had in flight when the
 	// action stopped waiting for them; the result says "still loading".
 	Pending int
+	// Dialog is the JavaScript dialog the action left open, waiting for
+	// the dialog tool's answer.
+	Dialog *PageDialog
+	// Switched reports that the agent's view moved to another tab: a
+	// popup the page opened, or back to its opener when the popup closed.
+	Switched bool
+}
+
+// PageDialog is a JavaScript dialog a page opened.
+type PageDialog struct {
+	Kind    string // alert, confirm, prompt, beforeunload
+	Message string
 }
 
 // NoEffect is the verdict of an action that changed nothing. It is part of

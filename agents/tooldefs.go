@@ -90,6 +90,24 @@ type (
 	readPageArgs struct {
 		Cursor int `json:"cursor,omitempty" jsonschema:"The part to read, as the last part named; default 1."`
 	}
+	uploadArgs struct {
+		Ref   string   `json:"ref" jsonschema:"A file input's ref, such as e17."`
+		Files []string `json:"files" args:"list" jsonschema:"Paths of files the person gave this run."`
+	}
+	dragArgs struct {
+		Ref string  `json:"ref" jsonschema:"The control to drag."`
+		To  string  `json:"to,omitempty" jsonschema:"The ref to drop it on."`
+		DX  float64 `json:"dx,omitempty" jsonschema:"Or: CSS pixels to move right (negative: left)."`
+		DY  float64 `json:"dy,omitempty" jsonschema:"CSS pixels to move down (negative: up)."`
+	}
+	dialogArgs struct {
+		Accept bool   `json:"accept" jsonschema:"OK (true) or Cancel (false)."`
+		Text   string `json:"text,omitempty" jsonschema:"A prompt's answer."`
+	}
+	readDownloadArgs struct {
+		Download string `json:"download" jsonschema:"A download's id or file name, from downloads."`
+		Cursor   int    `json:"cursor,omitempty" jsonschema:"Where to go on reading, as the last page said."`
+	}
 	noArgs struct{}
 )
 
@@ -141,6 +159,26 @@ func executorDefs() []ToolDef {
 		acting("back", "Go back in your tab's history.", func(noArgs) (Action, error) {
 			return Action{Kind: ActBack}, nil
 		}),
+		acting("upload", "Set files on a file input. Only files the person gave this run can be sent.", func(x uploadArgs) (Action, error) {
+			if len(x.Files) == 0 {
+				return Action{}, errors.New("upload needs files: a list of paths")
+			}
+			return Action{Kind: ActUpload, Ref: x.Ref, Files: x.Files}, nil
+		}),
+		acting("drag", "Drag a control onto another (to), or by dx/dy CSS pixels: cards, sliders, sortable lists.", func(x dragArgs) (Action, error) {
+			if x.To == "" && x.DX == 0 && x.DY == 0 {
+				return Action{}, errors.New("drag needs to (a ref) or dx/dy")
+			}
+			return Action{Kind: ActDrag, Ref: x.Ref, To: x.To, DX: x.DX, DY: x.DY}, nil
+		}),
+		acting("hover", "Move the pointer over a control, for menus and tooltips that show on hover.", func(x refArgs) (Action, error) {
+			return Action{Kind: ActHover, Ref: x.Ref}, nil
+		}),
+		acting("dialog", "Answer the page's open dialog (confirm, prompt, leave page): accept or cancel, with text for a prompt.", func(x dialogArgs) (Action, error) {
+			return Action{Kind: ActDialog, Accept: x.Accept, Text: x.Text}, nil
+		}),
+		define[noArgs]("downloads", "List this run's downloads: id, name, size, type, state."),
+		define[readDownloadArgs]("read_download", "Read a downloaded file's text (CSV, text, JSON, HTML, PDF), a page at a time."),
 		define[noArgs]("screenshot", "See the page as an image, for canvas apps and anything that only means something as pixels. Coordinates for click_at are in its pixels.").page(),
 		acting("click_at", "Click at a point of the latest screenshot.", func(x pointArgs) (Action, error) {
 			return Action{Kind: ActClickAt, X: x.X, Y: x.Y}, nil

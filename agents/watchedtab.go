@@ -147,3 +147,7 @@ func (w *watchedTab) act(ctx context.Context, a Action) (Outcome, string, error)
 	}
 	return o, why, err
 }
+
+// Unwrap returns the watched tab, for the tools that look for what it
+// offers beyond a Tab (downloads).
+func (w *watchedTab) Unwrap() Tab { return w.Tab }

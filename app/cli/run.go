@@ -55,6 +55,8 @@ type runOptions struct {
 	AllowIrreversible bool
 	// AllowHosts are sites agents may go to without asking (--allow-host).
 	AllowHosts []string
+	// Files are the files agents may upload (--file), absolute.
+	Files []string
 	// AllowAnyHost lets agents leave the run's sites (--allow-any-host).
 	AllowAnyHost bool
 	JSON         bool
@@ -86,6 +88,21 @@ func parseRunArgs(args []string, st config.Settings, stderr io.Writer) (runOptio
 			return err
 		}
 		o.AllowHosts = append(o.AllowHosts, h)
+		return nil
+	})
+	fs.Func("file", "a file agents may upload, e.g. ~/cv.pdf (repeatable); no other file can be sent", func(f string) error {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return fmt.Errorf("--file %s: %w", f, err)
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("--file %s: not a regular file", f)
+		}
+		o.Files = append(o.Files, abs)
 		return nil
 	})
 	fs.BoolVar(&o.AllowAnyHost, "allow-any-host", false, "let agents leave the run's sites for any host not blocked (the person's data still never leaves them)")
@@ -286,6 +303,7 @@ func (o runOptions) spec(env runEnv, b *browser.Browser, p *eventPrinter, stderr
 	policy.AllowAnyHost = policy.AllowAnyHost || o.AllowAnyHost
 	return runner.RunSpec{
 		Task: o.Task, Browser: b, Settings: st, Key: env.Key, DataDir: env.DataDir, Policy: policy, Voice: o.Voice,
+		Files:     o.Files,
 		Events:    p.print,
 		Warn:      func(err error) { fmt.Fprintln(stderr, "vroom run:", err) },
 		Prewarm:   min(o.MaxAgents, 3),

@@ -45,8 +45,15 @@ type RunSpec struct {
 	Settings config.Settings
 	// Key returns the API key, or ErrNoKey when none is set (nil: none).
 	Key func(ctx context.Context) (string, error)
-	// DataDir holds runs/, where the run's log is written.
+	// DataDir holds runs/, where the run's log is written and, in
+	// runs/ID-downloads, what its tabs download.
 	DataDir string
+	// Files are the files the person gave the run (vroom run --file,
+	// run_task's files); with the existing files the task names by
+	// absolute path, they are all an upload may send.
+	Files []string
+	// MaxDownload caps one download, in bytes (0: DefaultMaxDownload).
+	MaxDownload int64
 	// Policy is the run's navigation and safety policy.
 	Policy agents.Policy
 	// Voice speaks agents' messages and hears the person. When no sound
@@ -140,8 +147,14 @@ func BuildRun(ctx context.Context, spec RunSpec) (*BuiltRun, error) {
 	b := &BuiltRun{ID: spec.ID, LogPath: filepath.Join(dir, spec.ID+".jsonl"), spec: spec, log: log, forwarded: make(chan struct{})}
 	b.ctx, b.cancel = context.WithCancel(ctx)
 	b.Tabs = NewTabs(b.ctx, spec.Browser, spec.Endpoints, browser.ObserveOptions{})
+	maxDL := spec.MaxDownload
+	if maxDL <= 0 {
+		maxDL = DefaultMaxDownload
+	}
+	b.Tabs.SetDownloads(browser.DownloadOptions{Dir: filepath.Join(dir, spec.ID+"-downloads"), MaxBytes: maxDL})
 	cfg := runConfig(spec, key)
 	cfg.Tabs, cfg.Log = goneTabs{b.Tabs}, log
+	cfg.Files = GivenFiles(spec.Task, spec.Files)
 	if spec.Voice {
 		// The voice outlives the run's context: Close cancels that first,
 		// then lets the last message finish (FinishSpeech) and only then

@@ -48,6 +48,10 @@
 //     policy.go: the run's safety policy.
 //   - tabs.go: Tabs. tab.go: Tab. find.go: Describe, Find, Wait, a covered
 //     target's layer, the hints. guard.go: Tab as an agents.GuardedTab.
+//     tabfiles.go: the run's download folder and cap, a popup taking the
+//     executor's view and giving it back, Tab as an agents.DownloadsTab
+//     (a file's text, a PDF's through pdftotext), the files a run may
+//     upload (GivenFiles).
 //   - fault.go: browser errors as agents' faults. watch.go: a dead browser
 //     or remote endpoint told to the run. speaker.go: the voice adapter.
 package runner

@@ -39,7 +39,7 @@ func (a *Tab) Find(ctx context.Context, o agents.FindOptions) (agents.Observatio
 	if o.Limit > 0 {
 		opts.Limit = o.Limit
 	}
-	obs, err := a.t.Observe(a.ctx(ctx), opts)
+	obs, err := a.tb().Observe(a.ctx(ctx), opts)
 	if err != nil {
 		return agents.Observation{}, err
 	}
@@ -90,7 +90,7 @@ func (a *Tab) covered(ctx context.Context, err error) error {
 	if !errors.As(err, &ae) || ae.Layer == "" {
 		return err
 	}
-	obs, oerr := a.t.Observe(a.ctx(ctx), browser.ObserveOptions{Within: ae.Layer, Limit: coverLimit, TextMax: 200})
+	obs, oerr := a.tb().Observe(a.ctx(ctx), browser.ObserveOptions{Within: ae.Layer, Limit: coverLimit, TextMax: 200})
 	if oerr != nil || len(obs.Controls) == 0 && obs.Text == "" {
 		return err
 	}
@@ -106,7 +106,7 @@ func (a *Tab) Wait(ctx context.Context, w agents.WaitFor, timeout time.Duration)
 	if err := a.loaded(ctx); err != nil {
 		return agents.WaitOutcome{}, err
 	}
-	r, err := a.t.Wait(a.ctx(ctx), browser.WaitFor{Text: w.Text, Gone: w.Gone, URL: w.URL, Query: w.Query}, timeout)
+	r, err := a.tb().Wait(a.ctx(ctx), browser.WaitFor{Text: w.Text, Gone: w.Gone, URL: w.URL, Query: w.Query}, timeout)
 	if err != nil {
 		return agents.WaitOutcome{}, err
 	}

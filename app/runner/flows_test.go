@@ -190,6 +190,7 @@ func runFlow(tb testing.TB, h *harness, task, page string, f *flowTally, next fu
 	if n := len(h.srv.Requests("executor")); n != f.total() {
 		tb.Fatalf("the model server saw %d executor requests, the script %d", n, f.total())
 	}
+	tb.Logf("%d executor calls: %v", f.total(), f.calls)
 	return res
 }
 

@@ -15,7 +15,7 @@ import (
 // Guard holds the tab's requests until check answers, under the agent's
 // lease.
 func (a *Tab) Guard(ctx context.Context, check func(ctx context.Context, r agents.Request) error) (func(), error) {
-	stop, err := a.t.Guard(a.ctx(ctx), func(ctx context.Context, r browser.Request) error {
+	stop, err := a.tb().Guard(a.ctx(ctx), func(ctx context.Context, r browser.Request) error {
 		return check(ctx, agents.Request{URL: r.URL, Method: r.Method, Body: r.Body, Redirect: r.Redirect, Script: r.Script})
 	})
 	if err != nil {
@@ -27,7 +27,7 @@ func (a *Tab) Guard(ctx context.Context, check func(ctx context.Context, r agent
 // Secrets returns the cookies of the run's sites and the masked fields'
 // values the tab holds.
 func (a *Tab) Secrets(ctx context.Context, sites []string) ([]agents.Secret, error) {
-	ss, err := a.t.Secrets(ctx, sites)
+	ss, err := a.tb().Secrets(ctx, sites)
 	out := make([]agents.Secret, len(ss))
 	for i, s := range ss {
 		out[i] = agents.Secret{What: s.What, Value: s.Value, Cookie: s.Cookie}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"vroom/agents"
 	"vroom/browser"
@@ -15,7 +16,10 @@ import (
 // *browser.Tab. It remembers the controls seen on the current document so
 // the safety gate can name an action's target before it runs.
 type Tab struct {
-	t     *browser.Tab
+	// cur is the tab the executor sees: the leased one, or a popup it
+	// opened until that closes (openers holds the way back).
+	cur   atomic.Pointer[browser.Tab]
+	pool  *Tabs
 	owner string
 	opts  browser.ObserveOptions
 
@@ -25,20 +29,25 @@ type Tab struct {
 	readyErr error
 
 	mu       sync.Mutex
-	version  int // the observation Diff compares with
+	openers  []*browser.Tab
+	dialog   *browser.Dialog // the dialog the last action left open
+	version  int             // the observation Diff compares with
 	url      string
 	controls map[string]browser.Control
 }
 
+// tb is the browser tab the executor sees now.
+func (a *Tab) tb() *browser.Tab { return a.cur.Load() }
+
 // ID returns the browser's tab id.
-func (a *Tab) ID() string { return a.t.ID() }
+func (a *Tab) ID() string { return a.tb().ID() }
 
 // Close closes the browser's tab; its holder releases it first (Tabs.Release).
-func (a *Tab) Close(ctx context.Context) error { return a.t.Close(ctx) }
+func (a *Tab) Close(ctx context.Context) error { return a.tb().Close(ctx) }
 
 // Info returns the tab's title and URL as the browser last saw them.
 func (a *Tab) Info() agents.TabInfo {
-	i := a.t.Info()
+	i := a.tb().Info()
 	return agents.TabInfo{Title: i.Title, URL: i.URL}
 }
 
@@ -64,7 +73,7 @@ func (a *Tab) Observe(ctx context.Context) (agents.Observation, error) {
 	if err := a.loaded(ctx); err != nil {
 		return agents.Observation{}, err
 	}
-	obs, err := a.t.Observe(a.ctx(ctx), a.opts)
+	obs, err := a.tb().Observe(a.ctx(ctx), a.opts)
 	if err != nil {
 		return agents.Observation{}, err
 	}
@@ -85,7 +94,7 @@ func (a *Tab) Diff(ctx context.Context) (string, error) {
 	a.mu.Lock()
 	since := a.version
 	a.mu.Unlock()
-	d, err := a.t.Changes(a.ctx(ctx), since, a.opts)
+	d, err := a.tb().Changes(a.ctx(ctx), since, a.opts)
 	if err != nil {
 		return "", err
 	}
@@ -134,6 +143,11 @@ func (a *Tab) Target(ctx context.Context, act agents.Action) (agents.Target, err
 			}
 		}
 	}
+	if act.Kind == agents.ActDialog && a.dialog != nil {
+		// A dialog's message is what accepting it commits to.
+		tg.Role, tg.Name = string(a.dialog.Kind), a.dialog.Message
+		return tg, nil
+	}
 	if ref == "" {
 		return tg, nil
 	}
@@ -161,10 +175,15 @@ func (a *Tab) Act(ctx context.Context, act agents.Action) (agents.Outcome, error
 	ba := browser.Action{
 		Kind: browser.ActionKind(act.Kind), Ref: act.Ref, Text: act.Text, Submit: act.Submit, Option: act.Option, Key: act.Key,
 		Direction: act.Direction, Amount: act.Amount, X: act.X, Y: act.Y, URL: act.URL,
+		Files: act.Files, To: act.To, DX: act.DX, DY: act.DY, Accept: act.Accept,
 	}
-	r, err := a.t.Do(a.ctx(ctx), ba)
+	r, err := a.tb().Do(a.ctx(ctx), ba)
 	if err != nil {
 		return agents.Outcome{}, a.covered(ctx, err)
+	}
+	a.noteDialog(r)
+	if out, ok := a.follow(ctx, r); ok {
+		return out, nil
 	}
 	if r.Navigated {
 		a.mu.Lock()
@@ -174,7 +193,7 @@ func (a *Tab) Act(ctx context.Context, act agents.Action) (agents.Outcome, error
 	// Any effect the browser saw counts: a value the page set by script
 	// is an effect even when no node changed.
 	effect := r.Changed || r.Navigated || len(r.Effects) > 0
-	return agents.Outcome{Summary: r.String(), Effect: effect, Navigated: r.Navigated, URL: r.URL, Pending: r.Pending}, nil
+	return agents.Outcome{Summary: r.String(), Effect: effect, Navigated: r.Navigated, URL: r.URL, Pending: r.Pending, Dialog: pageDialog(r.Dialog)}, nil
 }
 
 // Screenshot captures the viewport as PNG; one pixel is one click_at unit.
@@ -182,7 +201,7 @@ func (a *Tab) Screenshot(ctx context.Context) (agents.Screenshot, error) {
 	if err := a.loaded(ctx); err != nil {
 		return agents.Screenshot{}, err
 	}
-	s, err := a.t.Screenshot(a.ctx(ctx), browser.ScreenshotOptions{})
+	s, err := a.tb().Screenshot(a.ctx(ctx), browser.ScreenshotOptions{})
 	if err != nil {
 		return agents.Screenshot{}, err
 	}
@@ -199,7 +218,7 @@ func (a *Tab) ReadPage(ctx context.Context) (string, error) {
 	if err := a.loaded(ctx); err != nil {
 		return "", err
 	}
-	pt, err := a.t.ReadText(a.ctx(ctx), browser.ReadOptions{})
+	pt, err := a.tb().ReadText(a.ctx(ctx), browser.ReadOptions{})
 	if err != nil {
 		return "", err
 	}

@@ -25,6 +25,9 @@ type Tabs struct {
 	// even if an executor never released them.
 	ctx  context.Context
 	opts browser.ObserveOptions
+	// downloads is where the run's tabs save files, and their cap; no
+	// Dir leaves the browser's own setting.
+	downloads browser.DownloadOptions
 
 	mu     sync.Mutex
 	opened []*browser.Tab // tabs opened for the run, in order
@@ -228,7 +231,12 @@ func (p *Tabs) lease(t *browser.Tab, owner string) (*Tab, error) {
 		}
 		return nil, err
 	}
-	at := &Tab{t: t, owner: owner, opts: p.opts}
+	at := &Tab{pool: p, owner: owner, opts: p.opts}
+	at.cur.Store(t)
+	if err := p.setDownloads(browser.WithOwner(p.ctx, owner), t); err != nil {
+		l.Release()
+		return nil, err
+	}
 	p.mu.Lock()
 	p.owners[at] = l
 	p.mu.Unlock()

@@ -104,12 +104,21 @@ function sensitive(el, tag) {
   return SENSITIVE_NAME.test((el.getAttribute('name') || '') + ' ' + (el.id || '') + ' ' + (el.getAttribute('aria-label') || '') + ' ' + (el.getAttribute('placeholder') || ''));
 }
 
+// fileValue says what a file input takes and holds, as its value: the
+// accepted types, how many files, the names chosen.
+function fileValue(el) {
+  const acc = (el.getAttribute('accept') || '').split(',').map((a) => a.trim()).filter(Boolean).join(' ');
+  const names = Array.from(el.files || []).map((f) => f.name);
+  const held = names.length ? 'chosen: ' + names.join(', ') : 'no file chosen';
+  return clip((acc ? 'accepts ' + acc + ', ' : '') + (el.multiple ? 'several files' : 'one file') + '; ' + held, 120);
+}
+
 function valueOf(el, tag, role, sens) {
   let v = '';
   if (tag === 'INPUT') {
     const type = (el.type || '').toLowerCase();
     if (type === 'checkbox' || type === 'radio' || type === 'submit' || type === 'button' || type === 'reset' || type === 'image') return '';
-    if (type === 'file') v = Array.from(el.files || []).map((f) => f.name).join(', ');
+    if (type === 'file') return fileValue(el);
     else v = el.value;
   } else if (tag === 'TEXTAREA') v = el.value;
   else if (tag === 'SELECT') v = Array.from(el.selectedOptions || []).map((o) => squash(o.textContent)).join(', ');

@@ -10,15 +10,15 @@ const ROLE_BY_TAG = {
 const INPUT_ROLE = {
   button: 'button', submit: 'button', reset: 'button', image: 'button',
   checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton',
-  search: 'searchbox', file: 'button', color: 'button',
+  search: 'searchbox', file: 'file', color: 'button',
 };
 // Roles that make an element a control an agent can act on.
 const CONTROL_ROLES = new Set([
   'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem',
   'menuitemcheckbox', 'menuitemradio', 'option', 'combobox', 'listbox',
-  'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'gridcell',
+  'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'gridcell', 'file',
 ]);
-const NO_CONTENT_NAME = new Set(['listbox', 'textbox', 'searchbox', 'combobox', 'dialog', 'alertdialog', 'grid', 'tree', 'menu', 'tablist', 'slider', 'spinbutton']);
+const NO_CONTENT_NAME = new Set(['file', 'region', 'list', 'listbox', 'textbox', 'searchbox', 'combobox', 'dialog', 'alertdialog', 'grid', 'tree', 'menu', 'tablist', 'slider', 'spinbutton']);
 const NAMING_TAGS = new Set(['LABEL', 'BUTTON', 'A', 'OPTION', 'SELECT', 'TEXTAREA', 'SUMMARY', 'LEGEND', 'H1', 'H2', 'H3', 'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
 const NAMING_ROLES = new Set(['button', 'option', 'link', 'tab', 'menuitem', 'checkbox', 'radio', 'switch']);
 const SENSITIVE_AC = /(cc-number|cc-csc|cc-exp|one-time-code|current-password|new-password)/i;
@@ -47,6 +47,15 @@ function roleOf(el, tag) {
 function candidateRole(el, tag) {
   const role = roleOf(el, tag);
   if (CONTROL_ROLES.has(role)) return role;
+  // What a drag moves, and where it can drop: a card that says it is
+  // draggable, and a labelled zone that holds such cards or takes drops.
+  if (el.getAttribute('draggable') === 'true') return role || 'draggable';
+  if (el.hasAttribute('aria-dropeffect')) return role || 'region';
+  if ((tag === 'SECTION' && el.hasAttribute('aria-label')) || role === 'list' || role === 'region') {
+    // A board's empty column is a zone too: its siblings hold the cards.
+    const board = el.parentElement || el;
+    if (board.querySelector('[draggable="true"],[aria-roledescription="sortable"]')) return role || 'region';
+  }
   if (tag === 'LABEL' || tag === 'DIV' || tag === 'SPAN' || tag === 'LI' || tag === 'TD' || tag === 'CANVAS' || tag === 'IMG') {
     if (el.hasAttribute('onclick')) return role || 'button';
     const ti = el.getAttribute('tabindex');

@@ -4,11 +4,15 @@
 // where an iframe's viewport lies, for the frames' merge.
 
 // visibleOK applies the style checks (visibility, opacity, display of
-// ancestors); a transparent checkbox passes through its visible label.
+// ancestors); a transparent checkbox passes through its visible label,
+// and so does a file input, which sites often hide altogether behind a
+// label styled as a button or a drop zone (it takes its files without a
+// click, so it need not be rendered).
 function visibleOK(c) {
   const el = c.el;
   if (el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return true;
-  if (c.tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio') && el.checkVisibility({ visibilityProperty: true })) {
+  const file = c.tag === 'INPUT' && el.type === 'file';
+  if (c.tag === 'INPUT' && (file || el.type === 'checkbox' || el.type === 'radio') && (file || el.checkVisibility({ visibilityProperty: true }))) {
     const lr = visibleLabelBox(el);
     if (!lr) return false;
     c.r = lr; c.viaLabel = true; c.checked = true;
