@@ -209,7 +209,7 @@ func (e *executor) admit(ctx context.Context, a Action, tc toolCall) (shown Acti
 		return shown, args, nil
 	}
 	if a.Kind == ActUpload {
-		if err := checkUpload(e.r.cfg.Files, a.Files); err != nil {
+		if err := CheckUpload(e.r.cfg.Files, a.Files); err != nil {
 			e.r.log.Write(LogRecord{Event: LogPolicyDenied, Agent: e.name, PID: e.pid, Step: e.steps, Tool: tc.Name,
 				Args: json.RawMessage(tc.Args), Error: err.Error()})
 			return shown, args, &toolOut{text: "error: " + err.Error()}

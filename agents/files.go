@@ -64,10 +64,11 @@ func downloadsOf(t Tab) (DownloadsTab, bool) {
 // downloadPage is how much of a download's text one read_download returns.
 const downloadPage = 8000
 
-// checkUpload refuses an upload of any file the person did not give the
-// run, and of a given file that is not there, naming what may be used: a
-// page that asks for another file cannot get it.
-func checkUpload(given []string, files []string) error {
+// CheckUpload refuses an upload of any file the person did not give the
+// run (given), and of a given file that is not there or is a folder,
+// naming what may be used: a page that asks for another file cannot get
+// it.
+func CheckUpload(given []string, files []string) error {
 	allowed := map[string]bool{}
 	for _, f := range given {
 		allowed[filepath.Clean(f)] = true

@@ -29,7 +29,7 @@ func TestCheckUpload(t *testing.T) {
 		{[]string{cv, gone}, []string{gone}, "upload: the file " + gone + " cannot be read"},
 		{[]string{dir}, []string{dir}, "is a folder, not a file"},
 	} {
-		err := checkUpload(c.given, c.files)
+		err := CheckUpload(c.given, c.files)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%v of %v: %v", c.files, c.given, err)

@@ -52,6 +52,8 @@ type mcpOptions struct {
 	// Browsers are remote browsers' CDP endpoints (--browser, or the
 	// settings' list); empty: a Chromium on this computer.
 	Browsers []string
+	// Files are the files a client's tabs and runs may upload (--file).
+	Files []string
 }
 
 func parseMCPArgs(args []string, st config.Settings, stderr io.Writer) (mcpOptions, error) {
@@ -63,6 +65,7 @@ func parseMCPArgs(args []string, st config.Settings, stderr io.Writer) (mcpOptio
 	fs.BoolVar(&o.ShowBrowser, "show-browser", false, "show the browser window (needs a display)")
 	o.Browsers = slices.Clone(st.Browser.Endpoints)
 	fs.Func("browser", browserFlagUsage, browsersFlag(&o.Browsers))
+	fs.Func("file", "a file uploads may send, e.g. ~/cv.pdf (repeatable); no other file can be sent", fileFlag(&o.Files))
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -125,7 +128,7 @@ func MCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer done()
 	// Warnings only: a client shows the server's stderr to its user.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s := mcpserver.New(ctx, mcpserver.Env{Settings: st, Key: env.Key, DataDir: env.DataDir, Browser: b, Endpoints: pool, Log: log})
+	s := mcpserver.New(ctx, mcpserver.Env{Settings: st, Key: env.Key, DataDir: env.DataDir, Browser: b, Endpoints: pool, Log: log, Files: o.Files})
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), runner.CloseGrace)
 		defer cancel()

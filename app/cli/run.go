@@ -90,21 +90,7 @@ func parseRunArgs(args []string, st config.Settings, stderr io.Writer) (runOptio
 		o.AllowHosts = append(o.AllowHosts, h)
 		return nil
 	})
-	fs.Func("file", "a file agents may upload, e.g. ~/cv.pdf (repeatable); no other file can be sent", func(f string) error {
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return err
-		}
-		st, err := os.Stat(abs)
-		if err != nil {
-			return fmt.Errorf("--file %s: %w", f, err)
-		}
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("--file %s: not a regular file", f)
-		}
-		o.Files = append(o.Files, abs)
-		return nil
-	})
+	fs.Func("file", "a file agents may upload, e.g. ~/cv.pdf (repeatable); no other file can be sent", fileFlag(&o.Files))
 	fs.BoolVar(&o.AllowAnyHost, "allow-any-host", false, "let agents leave the run's sites for any host not blocked (the person's data still never leaves them)")
 	fs.BoolVar(&o.JSON, "json", false, "print events as JSON lines")
 	fs.BoolVar(&o.Voice, "voice", false, "speak agents' messages aloud (text-only when no sound server answers)")
@@ -350,5 +336,25 @@ func unjoin(err error) []error {
 func closeBrowser(b *browser.Browser, stderr io.Writer) {
 	if err := b.Close(); err != nil {
 		fmt.Fprintln(stderr, "vroom run: closing the browser:", err)
+	}
+}
+
+// fileFlag is --file: a regular file that exists, kept as an absolute
+// path among the files an upload may send.
+func fileFlag(files *[]string) func(string) error {
+	return func(f string) error {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return fmt.Errorf("--file %s: %w", f, err)
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("--file %s: not a regular file", f)
+		}
+		*files = append(*files, abs)
+		return nil
 	}
 }

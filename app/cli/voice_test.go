@@ -88,7 +88,7 @@ func TestSpokenCorrectionReachesEveryone(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
 	}
-	checkUpload(t, srv, speechLen)
+	CheckUpload(t, srv, speechLen)
 	checkHeardByEveryone(t, srv, heard)
 	if !strings.Contains(out.String(), heard) {
 		t.Errorf("the transcript lines lack the correction:\n%s", out.String())
@@ -173,7 +173,7 @@ func pushToTalk(ctx context.Context, t *testing.T, enter io.Writer, clip string,
 
 // checkUpload checks the one clip sent for transcription: about the
 // speech's length, with speech in it.
-func checkUpload(t *testing.T, srv *modeltest.Server, speechLen time.Duration) {
+func CheckUpload(t *testing.T, srv *modeltest.Server, speechLen time.Duration) {
 	t.Helper()
 	ups := srv.Uploads()
 	if len(ups) != 1 {

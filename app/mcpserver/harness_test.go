@@ -41,15 +41,19 @@ type mcpHarness struct {
 	elicited []string
 }
 
-func newMCPHarness(t *testing.T) *mcpHarness {
+func newMCPHarness(t *testing.T, edits ...func(*Env)) *mcpHarness {
 	t.Helper()
 	needBrowser(t)
 	srv := modeltest.New(t)
 	st := config.DefaultSettings()
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = srv.URL, "planner", "executor"
 	ctx, cancel := context.WithCancel(context.Background())
-	s := New(ctx, Env{Settings: st, DataDir: t.TempDir(), Browser: testBrowser,
-		Edit: func(c *agents.Config) { c.Floor = agents.FloorConfig{WordsPerMinute: 60000} }})
+	env := Env{Settings: st, DataDir: t.TempDir(), Browser: testBrowser,
+		Edit: func(c *agents.Config) { c.Floor = agents.FloorConfig{WordsPerMinute: 60000} }}
+	for _, e := range edits {
+		e(&env)
+	}
+	s := New(ctx, env)
 	t.Cleanup(func() {
 		cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer ccancel()

@@ -55,12 +55,14 @@ func outSchema[T any]() *jsonschema.Schema {
 // addPageTools adds the table's page tools. A tool that is not one action
 // and has no handler here is left out (TestMCPPageTools names it).
 func (s *Server) addPageTools() {
-	lookers, acted := s.lookers(), outSchema[actResult]()
+	// An action's structured result (actResult) is not declared per tool:
+	// the same schema on every acting tool was a third of the tool list.
+	lookers := s.lookers()
 	for _, def := range agents.PageTools() {
 		t := &mcp.Tool{Name: def.Name, Description: def.Description, InputSchema: def.TabSchema()}
 		var h pageHandler
 		if def.Acting() {
-			h, t.OutputSchema = s.actTool(def), acted
+			h = s.actTool(def)
 		} else if l, ok := lookers[def.Name]; ok {
 			h, t.Annotations = l.h, &mcp.ToolAnnotations{ReadOnlyHint: true}
 			if l.out != nil {

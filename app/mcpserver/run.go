@@ -22,6 +22,7 @@ type runTaskArgs struct {
 	Tabs         []string `json:"tabs,omitempty" jsonschema:"ids of tabs you opened with the open tool, handed to the run; they are yours again when it ends"`
 	MaxAgents    int      `json:"max_agents,omitempty" jsonschema:"agents working at once, 1 to 16 (default: Vroom's settings)"`
 	AllowedHosts []string `json:"allowed_hosts,omitempty" jsonschema:"hosts the agents may go to besides the run's sites without asking, e.g. example.com"`
+	Files        []string `json:"files,omitempty" jsonschema:"files the agents may upload; each must be one vroom mcp was started with (--file)"`
 }
 
 // runTaskResult is run_task's structured result.
@@ -122,6 +123,11 @@ func (s *Server) runSpec(ctx context.Context, req *mcp.CallToolRequest, in runTa
 			return runner.RunSpec{}, nil, fmt.Errorf("run_task: allowed_hosts: %w", err)
 		}
 	}
+	for _, f := range in.Files {
+		if err := agents.CheckUpload(s.env.Files, []string{f}); err != nil {
+			return runner.RunSpec{}, nil, fmt.Errorf("run_task: files: %w", err)
+		}
+	}
 	tabs, undo, err := s.lendTabs(ctx, in)
 	if err != nil {
 		return runner.RunSpec{}, nil, err
@@ -130,7 +136,7 @@ func (s *Server) runSpec(ctx context.Context, req *mcp.CallToolRequest, in runTa
 	id := agents.NewRunID(time.Now())
 	p := &progress{ss: req.Session, call: ctx, token: req.Params.GetProgressToken(), runID: id, procs: map[int]string{}}
 	spec := runner.RunSpec{
-		ID: id, Task: in.Task, Tabs: tabs, Browser: s.env.Browser, Endpoints: s.env.Endpoints, Settings: st, Key: s.env.Key, DataDir: s.env.DataDir,
+		ID: id, Task: in.Task, Tabs: tabs, Files: in.Files, Browser: s.env.Browser, Endpoints: s.env.Endpoints, Settings: st, Key: s.env.Key, DataDir: s.env.DataDir,
 		// Leaving the run's sites asks the client's user, as irreversible
 		// actions do; a client that cannot ask has both denied.
 		Policy:  agents.Policy{ConfirmLeaveOrigin: true, Sites: in.AllowedHosts},

@@ -51,6 +51,10 @@ type Env struct {
 	// every tab (the client's and its runs') opens in the least-loaded
 	// one up, as in vroom run.
 	Endpoints *remote.Pool
+	// Files are the files an upload may send, from the client's tabs or
+	// its runs (vroom mcp --file): a page that talks the client's model
+	// into uploading another file gets a refusal.
+	Files []string
 	// Edit adjusts each run's configuration (tests: a faster floor).
 	Edit func(*agents.Config)
 	// Log is where the server reports what no client waits for; stdout is

@@ -141,8 +141,13 @@ func (s *Server) page(ctx context.Context, t agents.Tab, o agents.FindOptions) (
 // before the request goes, and a refusal is the result. The result is the verdict and what changed, as
 // an agent's.
 func (s *Server) act(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab, id string, a agents.Action) (*mcp.CallToolResult, actResult, error) {
-	if a.Kind == agents.ActNavigate {
+	switch a.Kind {
+	case agents.ActNavigate:
 		if _, err := webURL("navigate", a.URL); err != nil {
+			return nil, actResult{}, err
+		}
+	case agents.ActUpload:
+		if err := agents.CheckUpload(s.env.Files, a.Files); err != nil {
 			return nil, actResult{}, err
 		}
 	}
