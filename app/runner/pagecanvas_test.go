@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
+	"vroom/internal/testenv"
 	"vroom/internal/testkit"
 )
 
@@ -145,9 +147,12 @@ func TestFileTextPDF(t *testing.T) {
 	if err := os.WriteFile(pdf, onePagePDF("Invoice March 2026", "Total due: 123.45 EUR"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		testenv.Missing(t, "pdftotext (poppler-utils; build/deps.sh installs it)")
+	}
 	got, err := fileText(t.Context(), pdf, "application/pdf")
 	if err != nil {
-		t.Skipf("no PDF text: %v", err)
+		t.Fatalf("the PDF's text: %v", err)
 	}
 	if !strings.Contains(got, "Total due: 123.45 EUR") {
 		t.Fatalf("the PDF's text: %q", got)
