@@ -40,3 +40,12 @@ func (t goneTab) Unwrap() agents.Tab { return t.Tab }
 
 // The adapter is the guarded kind of agents.Tab.
 var _ agents.GuardedTab = (*Tab)(nil)
+
+// AllowSockets lets the tab's guarded pages open sockets to the run's
+// sites besides their own host.
+func (a *Tab) AllowSockets(ctx context.Context, sites []string) error {
+	if err := a.t.AllowSockets(ctx, sites); err != nil {
+		return fmt.Errorf("allow the tab's sockets: %w", err)
+	}
+	return nil
+}
