@@ -16,7 +16,8 @@ import (
 // lease.
 func (a *Tab) Guard(ctx context.Context, check func(ctx context.Context, r agents.Request) error) (func(), error) {
 	stop, err := a.t.Guard(a.ctx(ctx), func(ctx context.Context, r browser.Request) error {
-		return check(ctx, agents.Request{URL: r.URL, Method: r.Method, Body: r.Body, Redirect: r.Redirect, Script: r.Script})
+		sub := !r.Script && r.Frame != "" && r.Frame != a.t.ID()
+		return check(ctx, agents.Request{URL: r.URL, Method: r.Method, Body: r.Body, Redirect: r.Redirect, Script: r.Script, Subframe: sub})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("guard the tab's requests: %w", err)
