@@ -58,8 +58,8 @@ type Request struct {
 // request, never the tab's events. stop removes the guard; it is safe to
 // call more than once. Guard is for the tab's holder: it checks the lease.
 //
-// A guarded tab's pages open WebSockets only to the hosts of the documents
-// the guard let load and those AllowSockets adds (sockets.go). Cross-site
+// A guarded tab's pages open WebSockets only to their own host and those
+// AllowSockets adds (sockets.go). Cross-site
 // iframes running in their own process and popups are other targets,
 // whose requests this guard does not see.
 func (t *Tab) Guard(ctx context.Context, check func(ctx context.Context, r Request) error) (stop func(), err error) {
@@ -78,9 +78,8 @@ func (t *Tab) Guard(ctx context.Context, check func(ctx context.Context, r Reque
 		end()
 		return nil, fmt.Errorf("guard %s: %w", t.id, t.fail(cctx, err))
 	}
-	// The page the guard finds keeps its own sockets; other hosts' are
-	// refused (sockets.go).
-	t.addSocketHosts([]string{t.Info().URL})
+	// Each page keeps its own host's sockets; other hosts' are refused
+	// (sockets.go).
 	if err := t.applySockets(cctx); err != nil {
 		end()
 		_ = t.dropGuard(cctx, g) // best effort: the guard is failing to install anyway
@@ -123,7 +122,6 @@ func (t *Tab) answer(ctx context.Context, ev *fetch.EventRequestPaused, check fu
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), guardWait)
 	defer cancel()
 	if err == nil {
-		t.socketsFollow(actx, r)
 		_, err = cdp.Call(actx, t.target(), fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 	} else {
 		_, err = cdp.Call(actx, t.target(), fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 204})

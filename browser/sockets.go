@@ -22,8 +22,8 @@ import (
 // sends after it opens passes no hook the guard could hold. So the rule is
 // on the constructor: every document of a guarded tab gets, before its
 // scripts run, a WebSocket that throws a SecurityError for a host other
-// than those of the documents the guard let load in the top frame and
-// those the holder allows (AllowSockets). A script in a worker reaches an
+// than the document's own (the guard let it load) and those the holder
+// allows (AllowSockets). A script in a worker reaches an
 // unwrapped WebSocket: SECURITY.md says so.
 
 // socketHosts is where a guarded tab's sockets may go, under auth.mu.
@@ -37,7 +37,8 @@ const socketShimJS = `(() => {
   const W = window.WebSocket;
   if (!W || W.__vroomHosts) { if (W) W.__vroomHosts.splice(0, Infinity, ...%[1]s); return; }
   const hosts = %[1]s;
-  const ok = h => hosts.some(a => a === h || (a.startsWith('*.') && h.endsWith(a.slice(1))));
+  const own = location.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const ok = h => h === own || hosts.some(a => a === h || (a.startsWith('*.') && h.endsWith(a.slice(1))));
   const G = function WebSocket(url, protocols) {
     const h = new URL(url, location.href).hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (!ok(h)) throw new DOMException('the browser lets this page open sockets only to the sites of the run', 'SecurityError');
@@ -52,7 +53,7 @@ const socketShimJS = `(() => {
 
 // AllowSockets lets the guarded tab's documents open sockets to hosts
 // (host, host:port or *.host patterns; ports are not told apart), besides
-// the hosts of the documents its guard let load; the guard's removal
+// each document's own host; the guard's removal
 // forgets them. It does not check the lease: the holder calls it while
 // its guard is installed.
 func (t *Tab) AllowSockets(ctx context.Context, hosts []string) error {
@@ -93,10 +94,11 @@ func socketHost(h string) string {
 
 // applySockets installs the wrapper with the hosts of now, for the
 // documents to come and those loaded (which keep one wrapper, whose list
-// is replaced), in place of the one before.
+// is replaced), in place of the one before. Not while a navigation is
+// held: the call waits on the page.
 func (t *Tab) applySockets(ctx context.Context) error {
 	t.auth.mu.Lock()
-	list, err := json.Marshal(t.icpt.socks.hosts)
+	list, err := json.Marshal(append([]string{}, t.icpt.socks.hosts...))
 	prev := t.icpt.socks.script
 	t.auth.mu.Unlock()
 	if err != nil {
@@ -131,19 +133,4 @@ func (t *Tab) dropSockets(ctx context.Context) error {
 	t.icpt.socks = socketHosts{}
 	t.auth.mu.Unlock()
 	return t.removeSocketScript(ctx, id)
-}
-
-// socketsFollow lets sockets go to the host of a top-frame document the
-// guard let load, before it loads: the page's own sockets.
-func (t *Tab) socketsFollow(ctx context.Context, r Request) {
-	if r.Script || r.Frame != t.id {
-		return
-	}
-	u, err := url.Parse(r.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !t.addSocketHosts([]string{u.Hostname()}) {
-		return
-	}
-	if err := t.applySockets(ctx); err != nil && t.b.opts.Logf != nil {
-		t.b.opts.Logf("guard %s: sockets for %s: %v", t.id, u.Hostname(), err)
-	}
 }
