@@ -366,7 +366,7 @@ func (e *executor) guard(ctx context.Context) func() {
 		err := e.r.gate.request(ctx, e.name, w.secrets(), r)
 		if err != nil {
 			e.refusedRequest(r, err)
-			w.refused(err, r.Script)
+			w.refused(err, r.Script || r.Subframe)
 		}
 		return err
 	})

@@ -254,7 +254,9 @@ func (g *gate) ask(ctx context.Context, c Confirmation, bypass bool, headless st
 // them. extra are the tab's cookies and masked values, read before the
 // action: while a navigation is held, the page cannot answer.
 func (g *gate) request(ctx context.Context, agent string, extra []Secret, r Request) error {
-	if r.Script {
+	if r.Script || r.Subframe {
+		// An iframe's document is the page's request, not the agent
+		// leaving: held like its script's.
 		return g.scriptRequest(ctx, agent, extra, r)
 	}
 	if r.Method == "" || r.Method == "GET" {
@@ -312,7 +314,11 @@ func (g *gate) scriptRequest(ctx context.Context, agent string, extra []Secret, 
 		return nil
 	}
 	shown := masked(r.URL, found)
-	c := Confirmation{Agent: agent, Action: "let the page's script send data to " + shown, Target: originOf(r.URL), URL: shown}
+	verb := "let the page's script send data to "
+	if r.Subframe {
+		verb = "let a frame of the page load "
+	}
+	c := Confirmation{Agent: agent, Action: verb + shown, Target: originOf(r.URL), URL: shown}
 	return g.outside(ctx, c, u, found)
 }
 

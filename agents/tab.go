@@ -346,6 +346,9 @@ type Request struct {
 	Redirect bool
 	// Script is set for a request a page's script sent.
 	Script bool
+	// Subframe is set for a document an iframe loads: the page asked
+	// for it, the agent did not go there.
+	Subframe bool
 }
 
 // GuardedTab is a Tab whose document requests can be held for a check,

@@ -55,7 +55,7 @@ func (g *TabGuard) Resume(ctx context.Context, t Tab) error {
 		defer w.end()
 		err := g.gate.request(ctx, g.agent, w.secrets(), r)
 		if err != nil {
-			w.refused(err, r.Script)
+			w.refused(err, r.Script || r.Subframe)
 		}
 		return err
 	})

@@ -71,6 +71,7 @@ func (w *watchedTab) readSecrets(ctx context.Context, a Action) {
 	if w.guarded == nil || a.Kind == ActScroll || a.Kind == ActNavigate {
 		return
 	}
+	w.allowSockets(ctx)
 	ss, err := w.guarded.Secrets(ctx, w.sites())
 	if err != nil {
 		return

@@ -58,8 +58,10 @@ type Request struct {
 // request, never the tab's events. stop removes the guard; it is safe to
 // call more than once. Guard is for the tab's holder: it checks the lease.
 //
-// Cross-site iframes running in their own process and popups are other
-// targets, whose requests this guard does not see.
+// A guarded tab's pages open WebSockets only to their own host and those
+// AllowSockets adds (sockets.go). Cross-site
+// iframes running in their own process and popups are other targets,
+// whose requests this guard does not see.
 func (t *Tab) Guard(ctx context.Context, check func(ctx context.Context, r Request) error) (stop func(), err error) {
 	cctx, cancel, err := t.beginTab(ctx)
 	if err != nil {
@@ -75,6 +77,13 @@ func (t *Tab) Guard(ctx context.Context, check func(ctx context.Context, r Reque
 	if err := t.setGuard(cctx, g, patterns); err != nil {
 		end()
 		return nil, fmt.Errorf("guard %s: %w", t.id, t.fail(cctx, err))
+	}
+	// Each page keeps its own host's sockets; other hosts' are refused
+	// (sockets.go).
+	if err := t.applySockets(cctx); err != nil {
+		end()
+		_ = t.dropGuard(cctx, g) // best effort: the guard is failing to install anyway
+		return nil, fmt.Errorf("guard %s: sockets: %w", t.id, t.fail(cctx, err))
 	}
 	var once sync.Once
 	return func() {

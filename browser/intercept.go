@@ -24,6 +24,7 @@ var docPattern = &fetch.RequestPattern{URLPattern: "*", ResourceType: network.Re
 type intercept struct {
 	guard    *guardState             // nil without a guard
 	patterns []*fetch.RequestPattern // the guard's; nil without one
+	socks    socketHosts             // where a guarded tab's sockets may go
 }
 
 // startIntercept enables the tab's Fetch set-up and starts its pump, which
@@ -83,6 +84,9 @@ func (t *Tab) dropGuard(ctx context.Context, g *guardState) error {
 	g.wg.Wait()
 	if !mine {
 		return nil
+	}
+	if err := t.dropSockets(ctx); err != nil {
+		return err
 	}
 	return t.applyFetch(ctx)
 }

@@ -15,8 +15,10 @@ import (
 // Guard holds the tab's requests until check answers, under the agent's
 // lease.
 func (a *Tab) Guard(ctx context.Context, check func(ctx context.Context, r agents.Request) error) (func(), error) {
-	stop, err := a.tb().Guard(a.ctx(ctx), func(ctx context.Context, r browser.Request) error {
-		return check(ctx, agents.Request{URL: r.URL, Method: r.Method, Body: r.Body, Redirect: r.Redirect, Script: r.Script})
+	bt := a.tb()
+	stop, err := bt.Guard(a.ctx(ctx), func(ctx context.Context, r browser.Request) error {
+		sub := !r.Script && r.Frame != "" && r.Frame != bt.ID()
+		return check(ctx, agents.Request{URL: r.URL, Method: r.Method, Body: r.Body, Redirect: r.Redirect, Script: r.Script, Subframe: sub})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("guard the tab's requests: %w", err)
@@ -40,3 +42,12 @@ func (t goneTab) Unwrap() agents.Tab { return t.Tab }
 
 // The adapter is the guarded kind of agents.Tab.
 var _ agents.GuardedTab = (*Tab)(nil)
+
+// AllowSockets lets the tab's guarded pages open sockets to the run's
+// sites besides their own host.
+func (a *Tab) AllowSockets(ctx context.Context, sites []string) error {
+	if err := a.tb().AllowSockets(ctx, sites); err != nil {
+		return fmt.Errorf("allow the tab's sockets: %w", err)
+	}
+	return nil
+}

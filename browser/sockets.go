@@ -1,0 +1,136 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+)
+
+// A guarded tab's WebSockets. Chromium's Fetch domain cannot pause a
+// socket's handshake ("Unknown resource type in fetch filter"), the
+// Network domain's request blocking lets handshakes through, a
+// Content-Security-Policy added to a document's headers on the way is not
+// read, and a document fulfilled whole loses its address (the page's own
+// local sockets are then refused as from a public site). What a socket
+// sends after it opens passes no hook the guard could hold. So the rule is
+// on the constructor: every document of a guarded tab gets, before its
+// scripts run, a WebSocket that throws a SecurityError for a host other
+// than the document's own (the guard let it load) and those the holder
+// allows (AllowSockets). A script in a worker reaches an
+// unwrapped WebSocket: SECURITY.md says so.
+
+// socketHosts is where a guarded tab's sockets may go, under auth.mu.
+type socketHosts struct {
+	hosts  []string
+	script page.ScriptIdentifier // the installed wrapper, "" without one
+}
+
+// socketShimJS wraps WebSocket; %s is the allowed hosts as a JSON array.
+const socketShimJS = `(() => {
+  const W = window.WebSocket;
+  if (!W || W.__vroomHosts) { if (W) W.__vroomHosts.splice(0, Infinity, ...%[1]s); return; }
+  const hosts = %[1]s;
+  const own = location.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const ok = h => h === own || hosts.some(a => a === h || (a.startsWith('*.') && h.endsWith(a.slice(1))));
+  const G = function WebSocket(url, protocols) {
+    const h = new URL(url, location.href).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (!ok(h)) throw new DOMException('the browser lets this page open sockets only to the sites of the run', 'SecurityError');
+    return protocols === undefined ? new W(url) : new W(url, protocols);
+  };
+  G.prototype = W.prototype;
+  for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) G[k] = W[k];
+  Object.defineProperty(G, '__vroomHosts', {value: hosts});
+  Object.defineProperty(W.prototype, 'constructor', {value: G, writable: true, configurable: true});
+  Object.defineProperty(window, 'WebSocket', {value: G, writable: true, configurable: true});
+})()`
+
+// AllowSockets lets the guarded tab's documents open sockets to hosts
+// (host, host:port or *.host patterns; ports are not told apart), besides
+// each document's own host; the guard's removal
+// forgets them. It does not check the lease: the holder calls it while
+// its guard is installed.
+func (t *Tab) AllowSockets(ctx context.Context, hosts []string) error {
+	if !t.addSocketHosts(hosts) {
+		return nil
+	}
+	if err := t.applySockets(ctx); err != nil {
+		return fmt.Errorf("allow sockets on %s: %w", t.id, t.fail(ctx, err))
+	}
+	return nil
+}
+
+// addSocketHosts adds hosts to the allowed ones; false: nothing new.
+func (t *Tab) addSocketHosts(hosts []string) bool {
+	t.auth.mu.Lock()
+	defer t.auth.mu.Unlock()
+	added := false
+	for _, h := range hosts {
+		h = socketHost(h)
+		if h != "" && !slices.Contains(t.icpt.socks.hosts, h) {
+			t.icpt.socks.hosts = append(t.icpt.socks.hosts, h)
+			added = true
+		}
+	}
+	return added
+}
+
+// socketHost is the host part of a host pattern or URL, lower case.
+func socketHost(h string) string {
+	if u, err := url.Parse(h); err == nil && u.Host != "" {
+		h = u.Host
+	}
+	if hh, _, err := net.SplitHostPort(h); err == nil {
+		h = hh
+	}
+	return strings.ToLower(strings.Trim(h, "[]"))
+}
+
+// applySockets installs the wrapper with the hosts of now, for the
+// documents to come and those loaded (which keep one wrapper, whose list
+// is replaced), in place of the one before. Not while a navigation is
+// held: the call waits on the page.
+func (t *Tab) applySockets(ctx context.Context) error {
+	t.auth.mu.Lock()
+	list, err := json.Marshal(append([]string{}, t.icpt.socks.hosts...))
+	prev := t.icpt.socks.script
+	t.auth.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	res, err := cdp.Call(ctx, t.target(), page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: fmt.Sprintf(socketShimJS, list), RunImmediately: new(true),
+	})
+	if err != nil {
+		return err
+	}
+	t.auth.mu.Lock()
+	t.icpt.socks.script = res.Identifier
+	t.auth.mu.Unlock()
+	return t.removeSocketScript(ctx, prev)
+}
+
+// removeSocketScript stops installing a wrapper in new documents.
+func (t *Tab) removeSocketScript(ctx context.Context, id page.ScriptIdentifier) error {
+	if id == "" {
+		return nil
+	}
+	_, err := cdp.Call(ctx, t.target(), page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: id})
+	return err
+}
+
+// dropSockets forgets the allowed hosts and stops wrapping new documents'
+// sockets.
+func (t *Tab) dropSockets(ctx context.Context) error {
+	t.auth.mu.Lock()
+	id := t.icpt.socks.script
+	t.icpt.socks = socketHosts{}
+	t.auth.mu.Unlock()
+	return t.removeSocketScript(ctx, id)
+}
