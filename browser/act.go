@@ -102,6 +102,10 @@ type step struct {
 	// shown counts the visible controls before a hover (counted set).
 	shown   int
 	counted bool
+	// leaving: the input let go on a navigation the page asked for before
+	// it (a "Leave site?" accepted), whose request this step's events
+	// never saw; the settle awaits its fate all the same.
+	leaving bool
 }
 
 // act runs one action: it finds the target, takes the page's state,

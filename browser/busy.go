@@ -22,8 +22,8 @@ import (
 // for the holder (block.go): probes then count as answered, since the page
 // is waiting for someone, not busy.
 const (
-	busyAfter    = time.Second
-	probeTimeout = 800 * time.Millisecond
+	busyAfter    = 2 * time.Second
+	probeTimeout = 500 * time.Millisecond
 	busyStrikes  = 2
 )
 
@@ -56,12 +56,15 @@ func (t *Tab) watchBusy(ctx context.Context, cancel context.CancelCauseFunc) {
 		}
 		if t.held.Load() > 0 || t.blocked() != nil || t.answers(ctx) {
 			strikes = 0
-		} else if strikes++; strikes >= busyStrikes {
+			timer.Reset(busyAfter) // it answers: look again in a while
+			continue
+		}
+		if strikes++; strikes >= busyStrikes {
 			t.busy.Store(true)
 			cancel(&BusyError{After: time.Since(began)})
 			return
 		}
-		timer.Reset(0)
+		timer.Reset(0) // unanswered: ask again at once
 	}
 }
 

@@ -58,7 +58,7 @@ func (t *Tab) doDialog(ctx context.Context, a Action) (*Result, error) {
 	}
 	ictx, done := t.interruptible(cctx)
 	defer done()
-	s := &step{a: a, r: &Result{Action: a.Kind}}
+	s := &step{a: a, r: &Result{Action: a.Kind}, leaving: od.d.Kind == DialogBeforeUnload && a.Accept}
 	s.w, s.before = t.dialogBase(od)
 	r, err := t.afterAnswer(ictx, s, ev, start)
 	if interrupted(ictx) {

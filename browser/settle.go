@@ -192,7 +192,7 @@ func (t *Tab) settle(ctx context.Context, s *step, ev *navEvents) (settled, erro
 	if ev.navigatedTop() {
 		st.navigated = true
 	}
-	if !st.navigated && (asked || ev.askedTop(t.id)) {
+	if !st.navigated && (asked || s.leaving || ev.askedTop(t.id)) {
 		fate, err := t.awaitRequested(ctx, ev)
 		st.navPending = fate == navPending
 		if err != nil || fate != navCommitted {
