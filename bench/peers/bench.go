@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -84,6 +83,13 @@ func startAll(ctx context.Context, o options, k kit, logf func(string, ...any)) 
 			return nil, nil, fmt.Errorf("start %s: %w", id, err)
 		}
 		engines = append(engines, e)
+		// With -tools, an engine whose tools changed is listed, not refused.
+		if p, ok := e.(*peerEngine); ok && !o.Tools {
+			if err := p.check(); err != nil {
+				stop()
+				return nil, nil, err
+			}
+		}
 		if o.Trace {
 			trace := func(tool string, a map[string]any, r reply, err error) {
 				logf("%s %s %v: %v, %d chars, err %v\n%s", e.Name(), tool, a, r.Took.Round(time.Millisecond), r.chars(), err, clip(r.Text, 600))
@@ -141,6 +147,3 @@ func connOf(e engine) *mcpConn {
 	}
 	return nil
 }
-
-// errNotReached says a flow ended without its goal in view.
-var errNotReached = errors.New("not reached")

@@ -16,6 +16,9 @@ type flowResult struct {
 	Err     string
 }
 
+// errNotReached says a flow ended without its goal in view.
+var errNotReached = errors.New("not reached")
+
 // flow is one flow's run on one engine: every call is counted, and goal
 // is looked for in what the calls since the last action returned.
 type flow struct {

@@ -109,22 +109,25 @@ func (p *peerEngine) Close() error {
 	return err
 }
 
-// startPeer starts a peer's MCP server and checks it offers every tool
-// the spec uses.
+// startPeer starts a peer's MCP server.
 func startPeer(ctx context.Context, spec peerSpec, cmd *exec.Cmd) (*peerEngine, error) {
 	cmd.Stderr = os.Stderr
 	c, err := dialMCP(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
-	p := &peerEngine{spec: spec, conn: c}
-	for _, tool := range spec.tools() {
-		if !c.has(tool) {
-			err := fmt.Errorf("%s has no tool %q (it has %s)", spec.name, tool, strings.Join(c.names(), ", "))
-			return nil, errors.Join(err, c.close())
+	return &peerEngine{spec: spec, conn: c}, nil
+}
+
+// check says whether the server offers every tool the spec calls: a
+// peer's new version may rename one.
+func (p *peerEngine) check() error {
+	for _, tool := range p.spec.tools() {
+		if !p.conn.has(tool) {
+			return fmt.Errorf("%s has no tool %q (it has %s; see -tools)", p.spec.name, tool, strings.Join(p.conn.names(), ", "))
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // tools are the tools the spec calls.
