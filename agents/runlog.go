@@ -102,14 +102,16 @@ func NewRunID(now time.Time) string {
 }
 
 // CreateRunLog creates dir/runID.jsonl, readable only by the user since a
-// run log can hold what pages showed.
+// run log can hold what pages showed. A log that cannot be created is a
+// *RunLogError, as one that cannot be written.
 func CreateRunLog(dir, runID string, clock Clock) (*RunLog, error) {
+	path := filepath.Join(dir, runID+".jsonl")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create run log: %w", err)
+		return nil, &RunLogError{Path: path, Err: err}
 	}
-	f, err := os.OpenFile(filepath.Join(dir, runID+".jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("create run log: %w", err)
+		return nil, &RunLogError{Path: path, Err: err}
 	}
 	return NewRunLog(f, clock), nil
 }

@@ -200,6 +200,10 @@ func (r *activeRun) finish(res agents.Result, err, closeErr error) {
 		r.stop, r.summary = StopBudget, "Stopped: "+be.Error()+". Budgets are in Settings."
 	case errors.Is(err, agents.ErrKilled):
 		r.stop = StopKilled
+	case errors.Is(err, agents.ErrRunLogWrite):
+		hint := runner.RunLogHint(err)
+		r.stop, r.summary = StopRunLog, "Stopped: "+res.Summary+". "+strings.ToUpper(hint[:1])+hint[1:]+"."
+		return // the summary says the log is cut
 	}
 	if errors.Is(closeErr, runner.ErrRunLogIncomplete) {
 		r.summary = strings.TrimSpace(r.summary + " (The run log may be incomplete: it could not be written whole.)")

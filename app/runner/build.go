@@ -77,6 +77,9 @@ type RunSpec struct {
 	// Edit adjusts the run's configuration before it starts (tests: a
 	// faster floor, a fake voice).
 	Edit func(*agents.Config)
+	// EditModel adjusts the model client's configuration before it is
+	// made (tests: bounds on a silent server of a second, not 30 s).
+	EditModel func(*agents.ModelConfig)
 	// EndOnBrowserLoss ends the whole run when the browser dies (headless:
 	// nothing relaunches it). Otherwise the agents working in it end
 	// failed, told once that their tab is gone, and the planner decides.
@@ -199,8 +202,12 @@ func runConfig(spec RunSpec, key string) agents.Config {
 	if hint == "" {
 		hint = "check the API key in Settings"
 	}
+	mc := st.Model(key, hint)
+	if spec.EditModel != nil {
+		spec.EditModel(&mc)
+	}
 	return agents.Config{
-		Model:     agents.NewModel(st.Model(key, hint)),
+		Model:     agents.NewModel(mc),
 		Policy:    runPolicy(spec, key), // policy.go: Settings' navigation under the face's own
 		Confirm:   spec.Confirm,
 		Hints:     spec.Hints,
@@ -298,7 +305,8 @@ func (b *BuiltRun) hear() {
 // tabs it opened (with CloseTabs), the forwarding of its events (after at
 // most drainWait for the run's end to get through), its transcripts, its
 // voice and its log. It returns every error, joined; a log that could not
-// be written whole wraps ErrRunLogIncomplete.
+// be written whole wraps ErrRunLogIncomplete (and agents.ErrRunLogWrite,
+// which already failed the run when a write met it).
 func (b *BuiltRun) Close() error {
 	b.closeOnce.Do(func() { b.closeErr = b.close() })
 	return b.closeErr
