@@ -148,7 +148,7 @@ func (a *App) buildRun(s *session, task string, tabs []string) (*activeRun, erro
 		Hints:  agents.Hints{LeaveSites: func(string) string { return `"Ask before an agent leaves the run's sites" is off in Settings` }},
 	})
 	if errors.Is(err, runner.ErrNoAPIKey) {
-		return nil, fmt.Errorf("%w: add one in Settings, or point the base URL at a local server", err)
+		return nil, fmt.Errorf("%w: add one in Settings (or set OPENAI_API_KEY), or point the base URL at a local server", err)
 	}
 	if err != nil {
 		return nil, err

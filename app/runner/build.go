@@ -174,20 +174,26 @@ func BuildRun(ctx context.Context, spec RunSpec) (*BuiltRun, error) {
 }
 
 // runKey returns the API key, and ErrNoAPIKey when the run needs one and
-// has none.
+// has none: a keyring that could not be read has given none, and its
+// error is said after (a locked keyring, one that did not answer); no
+// keyring at all (no session bus) is only no key.
 func runKey(ctx context.Context, spec RunSpec) (string, error) {
 	key := ""
+	var keyringErr error
 	if spec.Key != nil {
 		k, err := spec.Key(ctx)
-		if err != nil && !errors.Is(err, config.ErrNoKey) {
-			return "", err // the keyring's error names the keyring
+		if err != nil && !errors.Is(err, config.ErrNoKey) && !errors.Is(err, config.ErrNoSessionBus) {
+			keyringErr = err
 		}
 		key = k
 	}
-	if key == "" && !config.IsLocal(spec.Settings.BaseURL) {
-		return "", fmt.Errorf("%w for %s", ErrNoAPIKey, spec.Settings.BaseURL)
+	switch {
+	case key != "" || config.IsLocal(spec.Settings.BaseURL):
+		return key, nil
+	case keyringErr != nil:
+		return "", fmt.Errorf("%w for %s (%v)", ErrNoAPIKey, spec.Settings.BaseURL, keyringErr)
 	}
-	return key, nil
+	return "", fmt.Errorf("%w for %s", ErrNoAPIKey, spec.Settings.BaseURL)
 }
 
 // runConfig is the run's configuration from spec's settings: the model

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,18 @@ func TestBuildRunNeedsKey(t *testing.T) {
 	_, err := BuildRun(t.Context(), RunSpec{Task: "x", Browser: testBrowser, Settings: st, DataDir: dir, Key: noKey})
 	if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), st.BaseURL) {
 		t.Fatalf("BuildRun without a key: %v", err)
+	}
+	// No keyring (no session bus) is no key; a keyring that failed has
+	// given none, and says why after.
+	noBus := func(context.Context) (string, error) { return "", fmt.Errorf("keyring read: %w", config.ErrNoSessionBus) }
+	_, err = BuildRun(t.Context(), RunSpec{Task: "x", Browser: testBrowser, Settings: st, DataDir: dir, Key: noBus})
+	if !errors.Is(err, ErrNoAPIKey) || err.Error() != "no API key for "+st.BaseURL {
+		t.Fatalf("BuildRun without a session bus: %v", err)
+	}
+	locked := func(context.Context) (string, error) { return "", config.ErrKeyringTimeout }
+	_, err = BuildRun(t.Context(), RunSpec{Task: "x", Browser: testBrowser, Settings: st, DataDir: dir, Key: locked})
+	if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), "did not answer in time") {
+		t.Fatalf("BuildRun with a keyring that did not answer: %v", err)
 	}
 	if logs, _ := filepath.Glob(filepath.Join(dir, "runs", "*")); len(logs) != 0 {
 		t.Fatalf("a refused run left logs %v", logs)
