@@ -82,7 +82,9 @@ func TestBuildRunNeedsKey(t *testing.T) {
 	}
 	// No keyring (no session bus) is no key; a keyring that failed has
 	// given none, and says why after.
-	noBus := func(context.Context) (string, error) { return "", fmt.Errorf("keyring read: %w", config.ErrNoSessionBus) }
+	noBus := func(context.Context) (string, error) {
+		return "", fmt.Errorf("keyring read: %w", config.ErrNoSessionBus)
+	}
 	_, err = BuildRun(t.Context(), RunSpec{Task: "x", Browser: testBrowser, Settings: st, DataDir: dir, Key: noBus})
 	if !errors.Is(err, ErrNoAPIKey) || err.Error() != "no API key for "+st.BaseURL {
 		t.Fatalf("BuildRun without a session bus: %v", err)
