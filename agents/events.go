@@ -200,6 +200,8 @@ func FormatEvent(e Event) string {
 		return fmt.Sprintf("%s asks to confirm: %s (%s) %s", d.Agent, d.Action, d.Target, d.Reason)
 	case Question:
 		return fmt.Sprintf("%s asks: %s [%s]", d.Agent, d.Question, strings.Join(d.Options, " | "))
+	case ModelWait:
+		return d.String()
 	case RunInfo:
 		if d.State == RunStarted {
 			return "run started: " + d.Task

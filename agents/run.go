@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -173,6 +174,8 @@ func NewRun(ctx context.Context, cfg Config) *Run {
 		})
 		context.AfterFunc(r.ctx, func() { t.Stop() })
 	}
+	// A log that cannot be written stops the run at once (ErrRunLogWrite).
+	cfg.Log.onFail(r.Fail)
 	return r
 }
 
@@ -274,7 +277,8 @@ func (r *Run) Execute(ctx context.Context, task string, tabs ...string) (Result,
 	r.execs.Wait()
 	res := Result{Summary: fin.summary, Success: fin.success && err == nil, Steps: p.steps, Usage: r.Usage(), Procs: r.procs.list()}
 	if err != nil {
-		if cause := context.Cause(r.ctx); cause != nil && (errors.Is(cause, ErrKilled) || runFault(cause) || errors.Is(cause, ErrBrowserGone)) {
+		if cause := context.Cause(r.ctx); cause != nil && (errors.Is(cause, ErrKilled) || runFault(cause) ||
+			errors.Is(cause, ErrBrowserGone) || errors.Is(cause, ErrRunLogWrite)) {
 			err = cause
 		}
 		if res.Summary == "" {
@@ -283,6 +287,8 @@ func (r *Run) Execute(ctx context.Context, task string, tabs ...string) (Result,
 	}
 	ok := res.Success
 	r.log.Write(LogRecord{Event: LogRunDone, Text: res.Summary, Success: &ok, Usage: &res.Usage, Error: errString(err)})
+	res, err = cutLog(res, err, r.log.Err())
+	ok = res.Success
 	state := RunDone
 	if !ok {
 		state = RunFailed
@@ -290,6 +296,23 @@ func (r *Run) Execute(ctx context.Context, task string, tabs ...string) (Result,
 	r.room.publish(Event{Kind: EventRun, Data: RunInfo{State: state, Summary: res.Summary, Success: ok}})
 	r.cancel(nil)
 	return res, err
+}
+
+// cutLog is a run's outcome once its log failed (lerr, nil when whole):
+// failed, whatever the planner said, since its record is cut. The
+// planner's summary is kept, with the log's fault after it.
+func cutLog(res Result, err, lerr error) (Result, error) {
+	if lerr == nil {
+		return res, err
+	}
+	res.Success = false
+	switch {
+	case res.Summary == "" || (err != nil && res.Summary == err.Error()):
+		res.Summary = lerr.Error()
+	case !strings.Contains(res.Summary, lerr.Error()):
+		res.Summary += " (" + lerr.Error() + ")"
+	}
+	return res, lerr
 }
 
 func errString(err error) string {

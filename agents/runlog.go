@@ -3,6 +3,7 @@ package agents
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -35,27 +36,61 @@ type LogRecord struct {
 	Error   string          `json:"error,omitempty"`
 }
 
+// ErrRunLogWrite means a run's log could not be written (the disk full,
+// the file's permission taken away). The run stops at once: a run whose
+// record is cut must not claim success, and history and replay read the
+// log alone.
+var ErrRunLogWrite = errors.New("the run log cannot be written")
+
+// RunLogError is the first write to a run log that failed. errors.Is
+// matches ErrRunLogWrite and the cause (syscall.ENOSPC for a full disk).
+type RunLogError struct {
+	Path string // the log file, or "the run log" when it is not a file
+	Err  error
+}
+
+// Error names the file and the cause: "the run log cannot be written:
+// /home/me/.local/share/vroom/runs/ID.jsonl: no space left on device".
+func (e *RunLogError) Error() string {
+	cause := e.Err
+	var pe *os.PathError
+	if errors.As(cause, &pe) {
+		cause = pe.Err // the path is already named
+	}
+	return fmt.Sprintf("%v: %s: %v", ErrRunLogWrite, e.Path, cause)
+}
+
+// Unwrap matches ErrRunLogWrite and the cause.
+func (e *RunLogError) Unwrap() []error { return []error{ErrRunLogWrite, e.Err} }
+
 // RunLog appends a run's events as JSON lines. Secrets registered with
 // Redact never reach it. A nil *RunLog discards everything, so callers need
 // not check. It is safe for concurrent use.
 type RunLog struct {
 	clock Clock
+	path  string
 
 	mu      sync.Mutex
 	w       *bufio.Writer
 	c       io.Closer
 	secrets []string
 	err     error
+	// failed is told of the first write error, once (the run fails).
+	failed func(error)
 }
 
-// NewRunLog writes records to w.
+// NewRunLog writes records to w. A w that names itself (an *os.File) is
+// named in a write error.
 func NewRunLog(w io.Writer, clock Clock) *RunLog {
 	if clock == nil {
 		clock = wallClock()
 	}
-	l := &RunLog{clock: clock, w: bufio.NewWriter(w)}
+	l := &RunLog{clock: clock, w: bufio.NewWriter(w), path: "the run log"}
 	if c, ok := w.(io.Closer); ok {
 		l.c = c
+	}
+	if n, ok := w.(interface{ Name() string }); ok {
+		l.path = n.Name()
 	}
 	return l
 }
@@ -67,14 +102,16 @@ func NewRunID(now time.Time) string {
 }
 
 // CreateRunLog creates dir/runID.jsonl, readable only by the user since a
-// run log can hold what pages showed.
+// run log can hold what pages showed. A log that cannot be created is a
+// *RunLogError, as one that cannot be written.
 func CreateRunLog(dir, runID string, clock Clock) (*RunLog, error) {
+	path := filepath.Join(dir, runID+".jsonl")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create run log: %w", err)
+		return nil, &RunLogError{Path: path, Err: err}
 	}
-	f, err := os.OpenFile(filepath.Join(dir, runID+".jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("create run log: %w", err)
+		return nil, &RunLogError{Path: path, Err: err}
 	}
 	return NewRunLog(f, clock), nil
 }
@@ -117,11 +154,42 @@ func (l *RunLog) Write(rec LogRecord) {
 			line = strings.ReplaceAll(line, string(js[1:len(js)-1]), "[redacted]")
 		}
 	}
+	first := l.err == nil
 	if _, err := l.w.WriteString(line + "\n"); err != nil && l.err == nil {
-		l.err = err
+		l.err = &RunLogError{Path: l.path, Err: err}
 	}
 	if err := l.w.Flush(); err != nil && l.err == nil {
-		l.err = err
+		l.err = &RunLogError{Path: l.path, Err: err}
+	}
+	if first && l.err != nil && l.failed != nil {
+		// Told in a goroutine of its own: a writer may hold the run's
+		// locks, and failing the run takes them.
+		go l.failed(l.err)
+	}
+}
+
+// Err returns the first write error (a *RunLogError), nil while every
+// record was written whole.
+func (l *RunLog) Err() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// onFail makes f told of the log's first write error, at once if it has
+// already failed.
+func (l *RunLog) onFail(f func(error)) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.failed = f
+	if l.err != nil {
+		go f(l.err)
 	}
 }
 
@@ -133,11 +201,11 @@ func (l *RunLog) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.w.Flush(); err != nil && l.err == nil {
-		l.err = err
+		l.err = &RunLogError{Path: l.path, Err: err}
 	}
 	if l.c != nil {
 		if err := l.c.Close(); err != nil && l.err == nil {
-			l.err = err
+			l.err = &RunLogError{Path: l.path, Err: err}
 		}
 	}
 	return l.err

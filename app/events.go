@@ -130,6 +130,9 @@ const (
 	StopBudget StopReason = "budget"
 	// StopKilled: the person stopped it, or Vroom closed.
 	StopKilled StopReason = "killed"
+	// StopRunLog: its log could not be written (a full disk, a permission):
+	// a run whose record is cut stops rather than claim success.
+	StopRunLog StopReason = "run_log"
 )
 
 // RunView is a run's state for the UI.

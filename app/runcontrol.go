@@ -148,7 +148,7 @@ func (a *App) buildRun(s *session, task string, tabs []string) (*activeRun, erro
 		Hints:  agents.Hints{LeaveSites: func(string) string { return `"Ask before an agent leaves the run's sites" is off in Settings` }},
 	})
 	if errors.Is(err, runner.ErrNoAPIKey) {
-		return nil, fmt.Errorf("%w: add one in Settings, or point the base URL at a local server", err)
+		return nil, fmt.Errorf("%w: add one in Settings (or set OPENAI_API_KEY), or point the base URL at a local server", err)
 	}
 	if err != nil {
 		return nil, err
@@ -200,6 +200,10 @@ func (r *activeRun) finish(res agents.Result, err, closeErr error) {
 		r.stop, r.summary = StopBudget, "Stopped: "+be.Error()+". Budgets are in Settings."
 	case errors.Is(err, agents.ErrKilled):
 		r.stop = StopKilled
+	case errors.Is(err, agents.ErrRunLogWrite):
+		hint := runner.RunLogHint(err)
+		r.stop, r.summary = StopRunLog, "Stopped: "+res.Summary+". "+strings.ToUpper(hint[:1])+hint[1:]+"."
+		return // the summary says the log is cut
 	}
 	if errors.Is(closeErr, runner.ErrRunLogIncomplete) {
 		r.summary = strings.TrimSpace(r.summary + " (The run log may be incomplete: it could not be written whole.)")

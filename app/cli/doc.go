@@ -10,9 +10,14 @@
 //
 // Flags over the settings; the browser started in the background
 // (browser.Start) while the key is looked up, the log created and the
-// planner's first request made; a line or JSON line per event; exit
-// 0/1/2; Ctrl-C stops the agents and closes their tabs; typed lines and
-// push-to-talk are corrections. With --browser (or the settings' remote
+// planner's first request made; a line or JSON line per event (a model
+// call's long wait included); exit 0/1/2; Ctrl-C stops the agents and
+// closes their tabs; typed lines and push-to-talk are corrections. A
+// flag error is its line and where help is, never the whole usage; a
+// set-up fault is one line saying what to do (no key: OPENAI_API_KEY or
+// Settings; a held profile: --profile ephemeral; a run log that cannot
+// be written: its file, the cause and the fix), and a run whose log was
+// cut never exits 0. With --browser (or the settings' remote
 // browsers) the pool is connected before the run, so an unreachable farm
 // fails at once; the run goes on while at least one answers.
 //

@@ -104,8 +104,7 @@ func runDoctor(ctx context.Context, args []string, env doctor.Env, stdout, stder
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "vroom doctor: %v\nrun 'vroom doctor -h' for help\n", err)
-		return 2
+		return badUsage(stderr, "vroom doctor", err)
 	}
 	env.Deadline = o.Timeout
 	rows := doctor.Run(ctx, env)

@@ -178,7 +178,14 @@ type cliRun struct {
 // vroomCmd); it is killed when the test ends, if it has not exited.
 func startCLI(t *testing.T, key string, env []string, args ...string) *cliRun {
 	t.Helper()
-	r := &cliRun{dir: t.TempDir(), exited: make(chan error, 1)}
+	return startCLIAt(t, t.TempDir(), key, env, args...)
+}
+
+// startCLIAt is startCLI with its data and config in dir, which another
+// run may share (the persistent profile).
+func startCLIAt(t *testing.T, dir, key string, env []string, args ...string) *cliRun {
+	t.Helper()
+	r := &cliRun{dir: dir, exited: make(chan error, 1)}
 	r.cmd = vroomCmd(r.dir, key, env, args...)
 	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.err
 	if err := r.cmd.Start(); err != nil {

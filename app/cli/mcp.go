@@ -115,8 +115,7 @@ func MCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "vroom mcp: %v\nrun 'vroom mcp -h' for help\n", err)
-		return 2
+		return badUsage(stderr, "vroom mcp", err)
 	}
 	st := env.Settings
 	st.BaseURL, st.PlannerModel, st.ExecutorModel = o.BaseURL, o.PlannerModel, o.Model

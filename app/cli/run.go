@@ -161,6 +161,9 @@ type runEnv struct {
 	// Ready, when set, receives the run once it has started and the remote
 	// browsers it opens its tabs in (nil: local), for tests.
 	Ready func(*runner.BuiltRun, *remote.Pool)
+	// EditModel, when set, adjusts the model client (tests: short bounds
+	// on a silent server).
+	EditModel func(*agents.ModelConfig)
 }
 
 // Run is `vroom run`.
@@ -212,8 +215,7 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "vroom run: %v\nrun 'vroom run -h' for help\n", err)
-		return 2
+		return badUsage(stderr, "vroom run", err)
 	}
 	b, pool, done, err := o.runBrowsers(ctx, env, stderr)
 	if err != nil {
@@ -227,16 +229,13 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 	spec.Endpoints = pool
 	run, err := runner.BuildRun(context.WithoutCancel(ctx), spec)
 	if err != nil {
-		if errors.Is(err, runner.ErrNoAPIKey) {
-			err = fmt.Errorf("%w: set OPENAI_API_KEY, store one in the app's settings, or point --base-url at a local server", err)
-		}
-		fmt.Fprintln(stderr, "vroom run:", err)
+		fmt.Fprintln(stderr, "vroom run:", setupErr(err, b))
 		return 1
 	}
 	// A start that failed before the run watched the browser; one that
 	// fails later ends the run through its BrowserClosed event.
 	if err := startErr(b); err != nil {
-		fmt.Fprintln(stderr, "vroom run:", err)
+		fmt.Fprintln(stderr, "vroom run:", setupErr(err, b))
 		if cerr := run.Close(); cerr != nil {
 			fmt.Fprintln(stderr, "vroom run:", cerr)
 		}
@@ -258,12 +257,46 @@ func runTask(ctx context.Context, args []string, env runEnv, stdout, stderr io.W
 	// Every executor has stopped: Close closes their tabs, within the
 	// grace, before a browser launched for the run shuts down (deferred
 	// above), which takes longer.
-	if cerr := run.Close(); cerr != nil {
-		for _, e := range unjoin(cerr) {
-			fmt.Fprintln(stderr, "vroom run:", e)
+	cerr := run.Close()
+	for _, e := range unjoin(cerr) {
+		if !(errors.Is(e, agents.ErrRunLogWrite) && errors.Is(err, agents.ErrRunLogWrite)) {
+			fmt.Fprintln(stderr, "vroom run:", e) // the run's own error says it
 		}
 	}
-	return exitCode(ctx, res, err, stderr)
+	if err == nil && errors.Is(cerr, runner.ErrRunLogIncomplete) {
+		err = cerr // a run whose record is cut is no success
+	}
+	return exitCode(ctx, res, runErr(err, b), stderr)
+}
+
+// setupErr is an error that stopped vroom run before its run started, in
+// the person's words: where to set a key, what to do about a profile
+// another Vroom holds, where the run log is and what to do.
+func setupErr(err error, b *browser.Browser) error {
+	switch {
+	case errors.Is(err, runner.ErrNoAPIKey):
+		return fmt.Errorf("%w: set OPENAI_API_KEY, or the key in the app's Settings, or point --base-url at a local server", err)
+	case errors.Is(err, agents.ErrRunLogWrite):
+		return fmt.Errorf("%w; %s", err, runner.RunLogHint(err))
+	}
+	return runErr(err, b)
+}
+
+// runErr is a run's failure in the person's words. A browser that ended
+// because the persistent profile is held says who holds it and what to
+// do, rather than that the browser closed.
+func runErr(err error, b *browser.Browser) error {
+	if err == nil {
+		return nil
+	}
+	var busy *browser.ProfileInUseError
+	if b != nil && errors.As(b.StartErr(), &busy) {
+		return fmt.Errorf("%w; use --profile ephemeral or close it", busy)
+	}
+	if errors.Is(err, agents.ErrRunLogWrite) {
+		return fmt.Errorf("%w; %s", err, runner.RunLogHint(err))
+	}
+	return err
 }
 
 // browserOptions is the browser a run launches for itself.
@@ -290,6 +323,7 @@ func (o runOptions) spec(env runEnv, b *browser.Browser, p *eventPrinter, stderr
 	return runner.RunSpec{
 		Task: o.Task, Browser: b, Settings: st, Key: env.Key, DataDir: env.DataDir, Policy: policy, Voice: o.Voice,
 		Files:     o.Files,
+		EditModel: env.EditModel,
 		Events:    p.print,
 		Warn:      func(err error) { fmt.Fprintln(stderr, "vroom run:", err) },
 		Prewarm:   min(o.MaxAgents, 3),
@@ -325,6 +359,9 @@ func exitCode(ctx context.Context, res agents.Result, err error, stderr io.Write
 
 // unjoin lists the errors errors.Join put together, one per line to print.
 func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		return j.Unwrap()
 	}

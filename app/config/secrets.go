@@ -33,19 +33,34 @@ type Keyring interface {
 }
 
 // SystemKeyring is the OS keyring (Secret Service on Linux, Keychain on macOS,
-// Credential Manager on Windows) through go-keyring.
+// Credential Manager on Windows) through go-keyring. On Linux without a
+// D-Bus session bus every call fails with ErrNoSessionBus before go-keyring
+// is asked, so that no bus or keyring daemon is started (sessionbus.go).
 type SystemKeyring struct{}
 
 // Get reads a secret.
-func (SystemKeyring) Get(service, user string) (string, error) { return keyring.Get(service, user) }
+func (SystemKeyring) Get(service, user string) (string, error) {
+	if !haveSessionBus() {
+		return "", ErrNoSessionBus
+	}
+	return keyring.Get(service, user)
+}
 
 // Set stores a secret.
 func (SystemKeyring) Set(service, user, password string) error {
+	if !haveSessionBus() {
+		return ErrNoSessionBus
+	}
 	return keyring.Set(service, user, password)
 }
 
 // Delete removes a secret.
-func (SystemKeyring) Delete(service, user string) error { return keyring.Delete(service, user) }
+func (SystemKeyring) Delete(service, user string) error {
+	if !haveSessionBus() {
+		return ErrNoSessionBus
+	}
+	return keyring.Delete(service, user)
+}
 
 // KeySource says where the API key in use came from, so the UI can tell the
 // person whether it will survive a restart.

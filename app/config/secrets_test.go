@@ -3,6 +3,8 @@ package config
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -63,5 +65,40 @@ func TestEnvKeyOverridesKeyring(t *testing.T) {
 	key, src, err := s.APIKey(t.Context())
 	if err != nil || key != "sk-from-env" || src != KeyFromEnv {
 		t.Fatalf("APIKey = %q, %v, %v; want the environment's key", key, src, err)
+	}
+}
+
+// The keyring is asked only where a session bus is already there: an
+// address, or systemd's bus in the user's runtime folder; no address (or
+// "autolaunch:") and no such bus would make go-keyring launch one.
+func TestSessionBusFound(t *testing.T) {
+	t.Parallel()
+	env := func(addr string) func(string) string {
+		return func(k string) string {
+			if k == "DBUS_SESSION_BUS_ADDRESS" {
+				return addr
+			}
+			return ""
+		}
+	}
+	empty, withBus := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(withBus, "bus"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		goos, addr, dir string
+		want            bool
+	}{
+		{"linux", "unix:path=/run/user/1000/bus", empty, true},
+		{"linux", "", empty, false},
+		{"linux", "autolaunch:", empty, false},
+		{"linux", "", withBus, true},
+		{"freebsd", "", empty, false},
+		{"darwin", "", empty, true},
+		{"windows", "", empty, true},
+	} {
+		if got := sessionBus(tc.goos, env(tc.addr), tc.dir); got != tc.want {
+			t.Errorf("sessionBus(%s, %q, %s) = %v, want %v", tc.goos, tc.addr, tc.dir, got, tc.want)
+		}
 	}
 }

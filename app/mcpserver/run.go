@@ -148,6 +148,7 @@ func (s *Server) runSpec(ctx context.Context, req *mcp.CallToolRequest, in runTa
 		EndOnBrowserLoss: true,
 		KeyHint:          mcpKeyHint,
 		Edit:             s.env.Edit,
+		EditModel:        s.env.EditModel,
 	}
 	if canElicit(req.Session) {
 		spec.Ask = el // otherwise agents are told nobody is there to answer

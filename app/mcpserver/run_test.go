@@ -161,3 +161,25 @@ func TestMCPStopRun(t *testing.T) {
 		})
 	}
 }
+
+// A model server that makes run_task wait long enough to notice is told
+// to the client as progress while it lasts, and its end too.
+func TestMCPRunTaskReportsModelWaits(t *testing.T) {
+	h := newMCPHarness(t)
+	h.s.env.EditModel = func(c *agents.ModelConfig) { c.SlowNotice = 300 * time.Millisecond }
+	h.srv.Then("planner", modeltest.RateLimited(time.Second), apptest.Done("nothing to do", true))
+	cs := h.connect(t, "stdio", nil)
+	out, _ := callRun(t, cs, map[string]any{"task": "anything"})
+	if !out.Success {
+		t.Fatalf("result: %+v", out)
+	}
+	testkit.WaitFor(t, 5*time.Second, "the run's end as progress", func() bool {
+		return slices.ContainsFunc(h.messages(), func(m string) bool { return strings.HasPrefix(m, "run "+out.RunID+": done") })
+	})
+	msgs := strings.Join(h.messages(), "\n")
+	for _, want := range []string{"model server slow: waiting 1.0 s for planner, retry 1/3 (HTTP 429)", "model server answered planner"} {
+		if !strings.Contains(msgs, want) {
+			t.Errorf("progress lacks %q:\n%s", want, msgs)
+		}
+	}
+}

@@ -57,6 +57,9 @@ type Env struct {
 	Files []string
 	// Edit adjusts each run's configuration (tests: a faster floor).
 	Edit func(*agents.Config)
+	// EditModel adjusts each run's model client (tests: a wait told
+	// sooner than after 5 s).
+	EditModel func(*agents.ModelConfig)
 	// Log is where the server reports what no client waits for; stdout is
 	// the protocol's in stdio mode, so never there.
 	Log *slog.Logger

@@ -84,6 +84,9 @@ type RunSpec struct {
 	// Edit adjusts the run's configuration before it starts (tests: a
 	// faster floor, a fake voice).
 	Edit func(*agents.Config)
+	// EditModel adjusts the model client's configuration before it is
+	// made (tests: bounds on a silent server of a second, not 30 s).
+	EditModel func(*agents.ModelConfig)
 	// EndOnBrowserLoss ends the whole run when the browser dies (headless:
 	// nothing relaunches it). Otherwise the agents working in it end
 	// failed, told once that their tab is gone, and the planner decides.
@@ -184,20 +187,26 @@ func BuildRun(ctx context.Context, spec RunSpec) (*BuiltRun, error) {
 }
 
 // runKey returns the API key, and ErrNoAPIKey when the run needs one and
-// has none.
+// has none: a keyring that could not be read has given none, and its
+// error is said after (a locked keyring, one that did not answer); no
+// keyring at all (no session bus) is only no key.
 func runKey(ctx context.Context, spec RunSpec) (string, error) {
 	key := ""
+	var keyringErr error
 	if spec.Key != nil {
 		k, err := spec.Key(ctx)
-		if err != nil && !errors.Is(err, config.ErrNoKey) {
-			return "", err // the keyring's error names the keyring
+		if err != nil && !errors.Is(err, config.ErrNoKey) && !errors.Is(err, config.ErrNoSessionBus) {
+			keyringErr = err
 		}
 		key = k
 	}
-	if key == "" && !config.IsLocal(spec.Settings.BaseURL) {
-		return "", fmt.Errorf("%w for %s", ErrNoAPIKey, spec.Settings.BaseURL)
+	switch {
+	case key != "" || config.IsLocal(spec.Settings.BaseURL):
+		return key, nil
+	case keyringErr != nil:
+		return "", fmt.Errorf("%w for %s (%v)", ErrNoAPIKey, spec.Settings.BaseURL, keyringErr)
 	}
-	return key, nil
+	return "", fmt.Errorf("%w for %s", ErrNoAPIKey, spec.Settings.BaseURL)
 }
 
 // runConfig is the run's configuration from spec's settings: the model
@@ -212,8 +221,12 @@ func runConfig(spec RunSpec, key string) agents.Config {
 	if hint == "" {
 		hint = "check the API key in Settings"
 	}
+	mc := st.Model(key, hint)
+	if spec.EditModel != nil {
+		spec.EditModel(&mc)
+	}
 	return agents.Config{
-		Model:     agents.NewModel(st.Model(key, hint)),
+		Model:     agents.NewModel(mc),
 		Policy:    runPolicy(spec, key), // policy.go: Settings' navigation under the face's own
 		Confirm:   spec.Confirm,
 		Hints:     spec.Hints,
@@ -311,7 +324,8 @@ func (b *BuiltRun) hear() {
 // tabs it opened (with CloseTabs), the forwarding of its events (after at
 // most drainWait for the run's end to get through), its transcripts, its
 // voice and its log. It returns every error, joined; a log that could not
-// be written whole wraps ErrRunLogIncomplete.
+// be written whole wraps ErrRunLogIncomplete (and agents.ErrRunLogWrite,
+// which already failed the run when a write met it).
 func (b *BuiltRun) Close() error {
 	b.closeOnce.Do(func() { b.closeErr = b.close() })
 	return b.closeErr

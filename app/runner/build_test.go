@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,8 +18,9 @@ import (
 )
 
 // A run whose log cannot be written (a full disk) and whose events cannot
-// be printed (stdout closed) still runs to its end; Close returns both
-// errors, the log's marked ErrRunLogIncomplete, instead of dropping them.
+// be printed (stdout closed) fails with the log's error; Close returns
+// both errors, the log's marked ErrRunLogIncomplete, instead of dropping
+// them.
 func TestBuiltRunReportsCloseErrors(t *testing.T) {
 	needBrowser(t)
 	t.Parallel()
@@ -48,8 +50,8 @@ func TestBuiltRunReportsCloseErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := b.Execute(t.Context())
-	if err != nil || !res.Success {
-		t.Fatalf("the run itself failed: %+v, %v", res, err)
+	if !errors.Is(err, agents.ErrRunLogWrite) || res.Success {
+		t.Fatalf("the run on a full disk ended with %+v, %v", res, err)
 	}
 	cerr := b.Close()
 	if !errors.Is(cerr, ErrRunLogIncomplete) || !errors.Is(cerr, closed) {
@@ -77,6 +79,20 @@ func TestBuildRunNeedsKey(t *testing.T) {
 	_, err := BuildRun(t.Context(), RunSpec{Task: "x", Browser: testBrowser, Settings: st, DataDir: dir, Key: noKey})
 	if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), st.BaseURL) {
 		t.Fatalf("BuildRun without a key: %v", err)
+	}
+	// No keyring (no session bus) is no key; a keyring that failed has
+	// given none, and says why after.
+	noBus := func(context.Context) (string, error) {
+		return "", fmt.Errorf("keyring read: %w", config.ErrNoSessionBus)
+	}
+	_, err = BuildRun(t.Context(), RunSpec{Task: "x", Browser: testBrowser, Settings: st, DataDir: dir, Key: noBus})
+	if !errors.Is(err, ErrNoAPIKey) || err.Error() != "no API key for "+st.BaseURL {
+		t.Fatalf("BuildRun without a session bus: %v", err)
+	}
+	locked := func(context.Context) (string, error) { return "", config.ErrKeyringTimeout }
+	_, err = BuildRun(t.Context(), RunSpec{Task: "x", Browser: testBrowser, Settings: st, DataDir: dir, Key: locked})
+	if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), "did not answer in time") {
+		t.Fatalf("BuildRun with a keyring that did not answer: %v", err)
 	}
 	if logs, _ := filepath.Glob(filepath.Join(dir, "runs", "*")); len(logs) != 0 {
 		t.Fatalf("a refused run left logs %v", logs)

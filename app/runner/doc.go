@@ -18,7 +18,9 @@
 // opened (CloseTabs, headless), waits at most a second for the run's end
 // to be forwarded, lets the last message play (FinishSpeech), closes the
 // voice and the log, and returns every error joined; a log not written
-// whole wraps ErrRunLogIncomplete. Building takes seconds (the keyring,
+// whole wraps ErrRunLogIncomplete. A write to the log that fails (a full
+// disk) has already failed the run by then (agents.ErrRunLogWrite), so no
+// face reports success with a cut log. Building takes seconds (the keyring,
 // the audio probe), so no caller holds a lock across it.
 //
 // Everything a run does is an agents.Event published by its Room;

@@ -240,21 +240,23 @@ func TestFaultBrowserKilledDesktop(t *testing.T) {
 }
 
 // TestFaultRunLogDiskFull: a run log on a full disk (/dev/full) fails
-// every write; the run itself goes on, and Close says the log may be
-// incomplete (ErrRunLogIncomplete), which each face shows the person.
+// its first write, which fails the run at once with an error naming the
+// log and the cause; Close says the log may be incomplete
+// (ErrRunLogIncomplete), which each face shows the person.
 func TestFaultRunLogDiskFull(t *testing.T) {
 	needBrowser(t)
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full here")
 	}
 	srv := modeltest.New(t)
-	srv.Then("planner", apptest.Done("nothing to do", true))
+	srv.Then("planner", modeltest.Slow(time.Minute, apptest.Done("nothing to do", true)))
 	dir := t.TempDir()
 	id := agents.NewRunID(time.Now())
+	path := filepath.Join(dir, "runs", id+".jsonl")
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("/dev/full", filepath.Join(dir, "runs", id+".jsonl")); err != nil {
+	if err := os.Symlink("/dev/full", path); err != nil {
 		t.Fatal(err)
 	}
 	st := config.DefaultSettings()
@@ -265,18 +267,22 @@ func TestFaultRunLogDiskFull(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	began := time.Now()
 	res, err := built.Execute(ctx)
-	if err != nil || !res.Success {
-		t.Fatalf("the run itself failed: %v %+v", err, res)
+	if !errors.Is(err, agents.ErrRunLogWrite) || !errors.Is(err, syscall.ENOSPC) || res.Success {
+		t.Fatalf("the run on a full disk ended with %v %+v", err, res)
+	}
+	if took := time.Since(began); took > 5*time.Second {
+		t.Fatalf("the run stopped %v after its log failed (the planner's call takes a minute)", took)
+	}
+	if want := "the run log cannot be written: " + path + ": no space left on device"; err.Error() != want {
+		t.Fatalf("err %q, want %q", err, want)
 	}
 	cerr := built.Close()
 	if !errors.Is(cerr, ErrRunLogIncomplete) || !errors.Is(cerr, syscall.ENOSPC) {
 		t.Fatalf("close: %v", cerr)
 	}
-	t.Logf("close: %v", cerr)
-	if !strings.Contains(cerr.Error(), "the run log may be incomplete") {
-		t.Fatalf("close says: %v", cerr)
-	}
+	t.Logf("run: %v; close: %v", err, cerr)
 }
 
 // closedTab is an agents.Tab whose searches and waits meet a closed tab,

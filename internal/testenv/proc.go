@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,4 +57,34 @@ func KillChromium(tb testing.TB, profile string) time.Time {
 		tb.Errorf("kill chromium %d: %v", pid, err)
 	}
 	return at
+}
+
+// MarkEnv is the variable a test puts in the environment of a process it
+// starts, with a value of its own: every process that inherits it (the
+// browser, a daemon the process launched and let go) can then be found
+// after it exited (Marked).
+const MarkEnv = "VROOM_TEST_MARK"
+
+// Marked lists the live processes whose environment holds MarkEnv=mark,
+// as "pid name": what a process a test started left running, however it
+// detached. Zombies, whose environment is gone, are not listed.
+func Marked(mark string) []string {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return []string{"cannot read /proc: " + err.Error()}
+	}
+	want := MarkEnv + "=" + mark
+	var out []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil || e.Name() == strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !slices.Contains(strings.Split(string(env), "\x00"), want) {
+			continue
+		}
+		name, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		out = append(out, e.Name()+" "+strings.TrimSpace(string(name)))
+	}
+	return out
 }

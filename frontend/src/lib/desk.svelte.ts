@@ -3,7 +3,8 @@
 // the Go side's events. Components read it; only its methods change it,
 // which the type they see (Frozen) enforces: writing a field from a
 // component does not type-check.
-import { api, type TabInfo, type RunView, type ProcInfo, type Entry, type Card, type FloorState, type StepInfo, type Usage, type RunSummary } from './api'
+import { api, type TabInfo, type RunView, type ProcInfo, type Entry, type Card, type FloorState, type StepInfo, type Usage, type RunSummary, type ModelWait } from './api'
+import { withWait } from './format'
 import { attempt } from './errors'
 import { Mic } from './mic.svelte'
 import { browserClock } from './playback'
@@ -35,6 +36,8 @@ class Desk {
   run: RunView | null = $state(null)
   procs: ProcInfo[] = $state([])
   steps: Record<string, LastStep> = $state({})
+  /** waits are the model calls taking long, by agent, while they last (the planner's included). */
+  waits: Record<string, ModelWait> = $state({})
   transcript: Entry[] = $state([])
   floor: FloorState = $state({})
   usage: Usage = $state({ prompt_tokens: 0, completion_tokens: 0, cost: 0 })
@@ -86,6 +89,9 @@ class Desk {
         case 'usage':
           this.usage = e.data
           break
+        case 'model_wait':
+          this.waits = withWait(this.waits, e.data)
+          break
       }
     })
     api.on('card:open', (c) => {
@@ -131,6 +137,7 @@ class Desk {
     if (fresh) {
       this.procs = []
       this.steps = {}
+      this.waits = {}
       this.floor = {}
       this.transcript = v.transcript ?? []
       this.showRun = true
@@ -139,8 +146,9 @@ class Desk {
     this.usage = v.usage
     this.muted = v.muted ?? []
     if (v.state !== 'running') {
-      // Nobody holds the floor of a run that has ended.
+      // Nobody holds the floor of a run that has ended, nor waits on a model.
       this.floor = {}
+      this.waits = {}
       void this.loadHistory()
     }
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { money, nameTabs, tabName, tokens } from './format'
+import { money, nameTabs, tabName, tokens, waitNotice, withWait } from './format'
+import type { ModelWait } from './types.gen'
 
 describe('money', () => {
   it('shows four decimals below a cent and two from it', () => {
@@ -60,5 +61,33 @@ describe('nameTabs', () => {
   it('leaves ids too short to be a target, and text without ids, alone', () => {
     expect(nameTabs('a short answer', tabs)).toBe('a short answer')
     expect(nameTabs('nothing here', [])).toBe('nothing here')
+  })
+})
+
+describe('waitNotice', () => {
+  const retry: ModelWait = { agent: 'agent 1', role: 'executor', reason: 'HTTP 429', wait_s: 20, attempt: 3, retries: 3 }
+  it('says a retry wait as agents.ModelWait does, less the agent', () => {
+    expect(waitNotice(retry)).toBe('model server slow: waiting 20 s, retry 2/3 (HTTP 429)')
+    expect(waitNotice({ ...retry, wait_s: 0.55, attempt: 2 })).toBe('model server slow: waiting 0.6 s, retry 1/3 (HTTP 429)')
+  })
+  it('says a call not answered yet by its reason', () => {
+    expect(waitNotice({ agent: 'planner', role: 'planner', reason: 'no answer for planner yet after 5.0 s' })).toBe(
+      'model server slow: no answer for planner yet after 5.0 s',
+    )
+  })
+  it('says nothing once the wait is over', () => {
+    expect(waitNotice({ ...retry, done: true })).toBe('')
+  })
+})
+
+describe('withWait', () => {
+  it('keeps each agent\'s latest wait and takes it down when it is over', () => {
+    const a: ModelWait = { agent: 'agent 1', role: 'executor', reason: 'HTTP 429', wait_s: 2, attempt: 2, retries: 3 }
+    const p: ModelWait = { agent: 'planner', role: 'planner', reason: 'no answer yet' }
+    let waits = withWait({}, a)
+    waits = withWait(waits, p)
+    expect(Object.keys(waits).sort()).toEqual(['agent 1', 'planner'])
+    waits = withWait(waits, { agent: 'agent 1', role: 'executor', reason: '', done: true })
+    expect(waits).toEqual({ planner: p })
   })
 })

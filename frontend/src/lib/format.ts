@@ -1,4 +1,5 @@
 // Figures as the UI shows them, the same everywhere.
+import type { ModelWait } from './types.gen'
 
 /** money is an estimated cost in dollars: four decimals below a cent. */
 export function money(n: number): string {
@@ -51,4 +52,29 @@ export function nameTabs(text: string, tabs: readonly TabLike[]): string {
     if (t.id.length >= 8 && out.includes(t.id)) out = out.split(t.id).join(`“${tabName(t)}”`)
   }
   return out
+}
+
+/** seconds renders a wait as agents' roughly does: "20 s" from ten seconds, "0.3 s" below. */
+function seconds(s: number): string {
+  return s >= 10 ? `${Math.round(s)} s` : `${s.toFixed(1)} s`
+}
+
+/**
+ * waitNotice is a model wait as its agent's tile says it (agents.ModelWait
+ * less the agent's name, which the tile already shows): "model server slow:
+ * waiting 20 s, retry 2/3 (HTTP 429)", or why the call has not been
+ * answered yet. A wait that is over says nothing ('').
+ */
+export function waitNotice(w: ModelWait): string {
+  if (w.done) return ''
+  if (w.wait_s) return `model server slow: waiting ${seconds(w.wait_s)}, retry ${(w.attempt ?? 1) - 1}/${w.retries ?? 0} (${w.reason})`
+  return `model server slow: ${w.reason}`
+}
+
+/** withWait is waits (by agent) once w is told: a wait that is over is taken down. */
+export function withWait(waits: Readonly<Record<string, ModelWait>>, w: ModelWait): Record<string, ModelWait> {
+  const next = { ...waits }
+  if (w.done) delete next[w.agent]
+  else next[w.agent] = w
+  return next
 }

@@ -325,7 +325,7 @@ export interface StepInfo {
 }
 
 /** app.StopReason */
-export type StopReason = "budget" | "killed"
+export type StopReason = "budget" | "killed" | "run_log"
 
 /** app.SubmitKind */
 export type SubmitKind = "task" | "url"
