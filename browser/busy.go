@@ -22,8 +22,8 @@ import (
 // for the holder (block.go): probes then count as answered, since the page
 // is waiting for someone, not busy.
 const (
-	busyAfter    = 2 * time.Second
-	probeTimeout = 500 * time.Millisecond
+	busyAfter    = time.Second
+	probeTimeout = 800 * time.Millisecond
 	busyStrikes  = 2
 )
 
