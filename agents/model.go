@@ -245,7 +245,7 @@ func (m *Model) cost(model string, u Usage) float64 {
 
 // complete sends c, retrying transient failures, and returns the assembled
 // reply. The context bounds the whole call, retries included.
-func (m *Model) complete(ctx context.Context, c modelCall) (modelReply, error) {
+func (m *Model) complete(ctx context.Context, c modelCall) (_ modelReply, err error) {
 	model := m.modelFor(c.Role)
 	if model == "" {
 		return modelReply{}, fmt.Errorf("complete %s: %w", c.Role, ErrNoModel)
@@ -253,7 +253,7 @@ func (m *Model) complete(ctx context.Context, c modelCall) (modelReply, error) {
 	send := m.sender(c, model)
 	backoff := m.cfg.Backoff
 	n := m.notifier(c)
-	defer n.done()
+	defer func() { n.done(err) }()
 	for attempt := 1; ; attempt++ {
 		stop := n.attempt(attempt)
 		r, retryAfter, err := send(ctx)

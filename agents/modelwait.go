@@ -73,6 +73,9 @@ type ModelWait struct {
 // String is the notice as printed: "model server slow: waiting 20 s for
 // planner, retry 2/3 (HTTP 429)".
 func (w ModelWait) String() string {
+	if w.Done && w.Reason != "" {
+		return fmt.Sprintf("model server gave up on %s (%s)", w.Agent, w.Reason)
+	}
 	if w.Done {
 		return fmt.Sprintf("model server answered %s", w.Agent)
 	}
@@ -161,9 +164,13 @@ func (n *notifier) retrying(wait time.Duration, attempt int, cause error) {
 }
 
 // done clears what was told.
-func (n *notifier) done() {
+func (n *notifier) done(err error) {
 	if n.notify != nil && n.told.Load() {
-		n.notify(ModelWait{Agent: n.c.Agent, Role: n.c.Role, Done: true})
+		w := ModelWait{Agent: n.c.Agent, Role: n.c.Role, Done: true}
+		if err != nil {
+			w.Reason = briefCause(err)
+		}
+		n.notify(w)
 	}
 }
 

@@ -68,6 +68,9 @@ func TestModelServerNeverAnswers(t *testing.T) {
 	if len(got) < 2 || !strings.Contains(got[0].String(), "no answer for planner yet") || !got[len(got)-1].Done {
 		t.Fatalf("told %+v: want a slow notice, then the end of the wait", got)
 	}
+	if end := got[len(got)-1].String(); !strings.Contains(end, "gave up on planner") {
+		t.Errorf("the end of a failed wait reads %q: it must not say the server answered", end)
+	}
 }
 
 // A stream that stops mid-reply is retried, and the retry's answer is

@@ -76,7 +76,7 @@ func faultNeverAnswers(t *testing.T) {
 	if r.code != 1 || r.took > 6*time.Second {
 		t.Fatalf("exit %d after %v: want 1 within two bounds and a retry", r.code, r.took)
 	}
-	r.says(t, "stdout", r.out.String(), "model server slow: no answer for planner yet after 0.3 s", "model server answered planner")
+	r.says(t, "stdout", r.out.String(), "model server slow: no answer for planner yet after 0.3 s", "model server gave up on planner")
 	r.says(t, "stderr", r.err.String(), "stopped answering (2 attempts", "no first byte of a reply within 1.0 s")
 }
 
