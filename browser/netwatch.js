@@ -39,13 +39,19 @@
     counted: 0,    // timers the current window has counted
     timers: new Map(), // id -> window number, for the window's pending timers
     watch: 0,      // listeners in the walker that want change events
+    // busy counts what the window started that is not followed to its
+    // end: a frame callback, a message, an idle or scheduled task, a
+    // window opened, a form submitted, the page being left. An action that started any of it settles the slow way
+    // (a frame, then a quiet DOM), one that started nothing at once.
+    busy: 0,
   };
   // untracked > 0 while a callback runs that belongs to something older
   // than the window (an animation loop, a poll): what it schedules is not
   // the action's doing.
   let untracked = 0;
 
-  const state = () => ({ inflight: st.inflight, reqs: st.reqs, timers: st.timers.size, open: st.open });
+  const state = () => ({ inflight: st.inflight, reqs: st.reqs, timers: st.timers.size, open: st.open, busy: st.busy });
+  const mark = () => { if (tracking()) st.busy++; };
   const changed = () => {
     if (st.open || st.watch > 0) fire.call(window, new CustomEvent('__vroom_net_ch', { detail: state() }));
   };
@@ -157,9 +163,31 @@
   if (oRAF) {
     window.requestAnimationFrame = disguise(function requestAnimationFrame(fn) {
       if (typeof fn !== 'function') return oRAF.apply(window, arguments);
+      mark();
       return oRAF.call(window, wrapCallback(fn, tracking() ? st.gen : -1));
     }, oRAF);
   }
+
+  // A message (a scheduler's MessageChannel, a word to a frame or a
+  // worker, a socket's), an idle or scheduled task and a new window are
+  // answered where netwatch cannot follow; leaving or submitting the page
+  // ends it. Each sends the settle the slow way.
+  const watchCall = (obj, name) => {
+    const orig = obj && obj[name];
+    if (typeof orig !== 'function') return;
+    obj[name] = disguise(function () { mark(); return orig.apply(this, arguments); }, orig);
+  };
+  watchCall(window.MessagePort && MessagePort.prototype, 'postMessage');
+  watchCall(window, 'postMessage');
+  watchCall(window.Worker && Worker.prototype, 'postMessage');
+  watchCall(window.BroadcastChannel && BroadcastChannel.prototype, 'postMessage');
+  watchCall(window.WebSocket && WebSocket.prototype, 'send');
+  watchCall(window, 'requestIdleCallback');
+  watchCall(window.scheduler, 'postTask');
+  watchCall(window, 'open');
+  add.call(window, 'beforeunload', mark, true);
+  add.call(window, 'pagehide', mark, true);
+  add.call(window, 'submit', mark, true);
 
   add.call(window, '__vroom_net_open', () => {
     st.gen++;
@@ -167,6 +195,7 @@
     st.until = now() + MAX_WINDOW_MS;
     st.reqs = 0;
     st.counted = 0;
+    st.busy = 0;
     st.timers.clear();
   }, true);
   add.call(window, '__vroom_net_close', () => {

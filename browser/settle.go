@@ -266,7 +266,7 @@ func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) erro
 	max := t.b.opts.SettleTimeout
 	// The network phase leaves the DOM's settle some of the deadline.
 	netMs := min(int64(netBoundMs), max.Milliseconds()*2/3)
-	err := t.call(wait, s.w, "settle", st, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs)
+	err := t.call(wait, s.w, "settle", st, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, t.settlesFast(s))
 	switch {
 	case err == nil:
 		return nil
@@ -281,6 +281,20 @@ func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) erro
 	// The document went away under the wait: a navigation.
 	st.navigated = true
 	return nil
+}
+
+// settlesFast reports whether the action may settle as soon as the page
+// has run what the input started (settle.js): a click, a key or a choice
+// in the top frame, whose effect is the page's own. An action in a frame
+// is judged in the page around it too, which hears of it only by a
+// message across processes; click_at compares the screen, which needs
+// the frame painted.
+func (t *Tab) settlesFast(s *step) bool {
+	switch s.a.Kind {
+	case ActClick, ActPress, ActSelect:
+		return s.top == nil && !s.frameGone && s.w.sess == t.target() && string(s.w.frame) == t.id
+	}
+	return false
 }
 
 // settleLoad waits for the new document's load event or the deadline,

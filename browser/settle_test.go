@@ -181,3 +181,31 @@ func TestVerdictStepper(t *testing.T) {
 		t.Errorf("a no-op click: %s", r)
 	}
 }
+
+// TestSettleDeferredEffects: a click whose handler changes the page at
+// once settles at once, and one whose handler leaves the change to a
+// later task — a timer, a frame, a message, an idle or scheduled task —
+// returns with that change in its result all the same.
+func TestSettleDeferredEffects(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/deferred.html")
+	ctx := tctx(t)
+	for _, c := range []struct{ button, want string }{
+		{"Sync", "sync"}, {"Microtask", "microtask"}, {"Timeout", "timeout"},
+		{"Frame", "frame"}, {"Message", "message"}, {"Idle", "idle"},
+		{"Task", "task"}, {"Broadcast", "broadcast"},
+	} {
+		o, err := tab.Observe(ctx, ObserveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := tab.Click(ctx, find(t, o, "button", c.button).Ref)
+		if err != nil {
+			t.Fatalf("click %s: %v", c.button, err)
+		}
+		got := eval[string](t, tab, `document.getElementById('out').textContent`)
+		if got != c.want || !r.Changed {
+			t.Errorf("click %s returned before its effect: the page says %q, want %q; %s", c.button, got, c.want, r)
+		}
+	}
+}

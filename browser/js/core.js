@@ -39,7 +39,7 @@ function net(kind, detail) {
   dispatchEvent(new CustomEvent('__vroom_net_' + kind, { detail }));
   return netAnswer;
 }
-const NO_NET = { inflight: 0, reqs: 0, timers: 0, open: false };
+const NO_NET = { inflight: 0, reqs: 0, timers: 0, open: false, busy: 0 };
 const netState = () => {
   const n = net('q');
   return n && typeof n === 'object' ? n : NO_NET;

@@ -59,7 +59,14 @@ function fingerprint(ref, open) {
 // it waits for them, event-driven and for at most netMs from the start,
 // then for the DOM again. Asking is a synchronous event round trip in
 // the page, so an action that started nothing pays nothing for it.
-function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs) {
+//
+// With fast (a click, a key or a choice in the top frame), an action that
+// started nothing netwatch cannot follow — no request, timer, frame
+// callback, message, window or navigation — and is not a link's or a
+// form's is settled at once: Chromium acknowledges an input after its
+// handlers, their microtasks and the DOM's records have run, so nothing
+// is left that could still change the page. Anything else waits as above.
+function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, fast) {
   const start = performance.now();
   const netOn = netMs > 0 && !cond;
   return new Promise((res0) => {
@@ -110,7 +117,11 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs) {
     // One frame lets rAF-driven renders land before quiet is judged;
     // typing looks first at once (its handlers ran during the input)
     // and waits for the frame only if the DOM moved.
-    if (mutsBefore != null && !cond) {
+    if (fast && netOn && mutsBefore == null) {
+      const n = netState();
+      if (n.open && !n.reqs && !n.timers && !n.busy && !leads(ref)) return res({ settled: true });
+      requestAnimationFrame(tick);
+    } else if (mutsBefore != null && !cond) {
       setTimeout(() => {
         if (S.muts === mutsBefore && !waitNet(performance.now())) return res({ settled: true });
         if (!wake) requestAnimationFrame(tick);
@@ -119,6 +130,20 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs) {
       requestAnimationFrame(tick);
     }
   });
+}
+
+// leads reports whether the element of ref (or, for a key, the focused
+// one) is a link or submits a form:
+// what follows its click is the browser's doing (a navigation, a new
+// window, a download), which the page's events report only later.
+function leads(ref) {
+  const el = ref ? resolve(ref) : deepActive();
+  if (!el || !el.closest) return false;
+  if (el.closest('a[href],area[href]')) return true;
+  const f = el.form || el.closest('form');
+  if (!f) return false;
+  const t = (el.getAttribute('type') || (el.tagName === 'BUTTON' ? 'submit' : '')).toLowerCase();
+  return t === 'submit' || t === 'image';
 }
 
 // waitFor resolves when every condition of c holds, or at maxMs: text
