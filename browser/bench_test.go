@@ -340,3 +340,39 @@ func openOnce(b *testing.B, ctx context.Context, r openRoute, prewarm bool) floa
 	}
 	return float64(took.Microseconds()) / 1000
 }
+
+// BenchmarkSelect is a verified choice in a native select (checks, the
+// value set with the page's input and change events, settle, verdict) on
+// the form fixture, alternating between two options so each has an effect.
+func BenchmarkSelect(b *testing.B) {
+	tab := benchTab(b, "/form.html")
+	ctx := context.Background()
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ref string
+	for _, c := range o.Controls {
+		if c.Role == "combobox" && ref == "" {
+			ref = c.Ref
+		}
+	}
+	if ref == "" {
+		b.Fatal("no select on the form fixture")
+	}
+	options := []string{"Pro", "Team"}
+	var ms []float64
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		r, err := tab.Select(ctx, ref, options[i%2])
+		if err != nil {
+			b.Fatal(err)
+		}
+		ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+		if !r.Changed {
+			b.Fatal("choosing had no effect")
+		}
+	}
+	b.ReportMetric(testkit.Median(ms), "ms/select")
+}
