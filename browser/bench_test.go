@@ -376,3 +376,29 @@ func BenchmarkSelect(b *testing.B) {
 	}
 	b.ReportMetric(testkit.Median(ms), "ms/select")
 }
+
+// BenchmarkNavigate is an open in place as an MCP client's navigate does
+// it: the verified navigation to a local page until its load, then the
+// observation of the new page. ms/open is the median of the two together.
+func BenchmarkNavigate(b *testing.B) {
+	tab := benchTab(b, "/counter.html")
+	ctx := context.Background()
+	pages := []string{"/form.html", "/counter.html"}
+	var ms []float64
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		r, err := tab.Navigate(ctx, site.URL+pages[i%2])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tab.Observe(ctx, ObserveOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+		if !r.Navigated {
+			b.Fatal("navigate did not navigate")
+		}
+	}
+	b.ReportMetric(testkit.Median(ms), "ms/open")
+}
