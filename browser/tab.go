@@ -510,9 +510,14 @@ func callExpr(fn string, args ...any) (string, error) {
 
 // mainWorld returns the world of the top frame.
 func (t *Tab) mainWorld(ctx context.Context) (*world, *cdp.Frame, error) {
-	fs, err := t.frames(ctx)
+	// The top frame is always the tab's own: no need for the browser's
+	// target list that finding out-of-process frames takes.
+	fs, err := frameTree(ctx, t.target(), "")
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(fs) == 0 {
+		return nil, nil, errors.New("no frames")
 	}
 	w, err := t.world(ctx, fs[0])
 	return w, fs[0], err
