@@ -27,13 +27,16 @@ func (o *Observation) Compact() string {
 		o.compactQuery(&sb)
 		return sb.String()
 	}
-	if len(o.Headings) > 0 {
+	if hs := o.headingsBeyondText(); len(hs) > 0 {
 		sb.WriteString("headings: ")
-		sb.WriteString(strings.Join(o.Headings, " | "))
+		sb.WriteString(strings.Join(hs, " | "))
 		sb.WriteByte('\n')
 	}
 	listed := o.listed()
-	fmt.Fprintf(&sb, "controls %d of %d candidates", len(listed), o.Candidates)
+	fmt.Fprintf(&sb, "controls %d", len(listed))
+	if o.Candidates > len(listed) {
+		fmt.Fprintf(&sb, " of %d candidates", o.Candidates)
+	}
 	// Controls blocked behind a modal are counted, not listed: the line
 	// above says why, and no search would make them usable.
 	if o.Truncated && o.Candidates-o.Blocked > len(listed) {
@@ -69,6 +72,31 @@ func (o *Observation) Compact() string {
 		}
 	}
 	return sb.String()
+}
+
+// headingsBeyondText returns the headings the text part does not show
+// as its own heading lines: the outline of what is above or below the
+// text window, without repeating what the model reads anyway.
+func (o *Observation) headingsBeyondText() []string {
+	var out []string
+	for _, h := range o.Headings {
+		if !textHasHeading(o.Text, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// textHasHeading reports whether text holds h as a heading line ("# h",
+// "## h"…), as the text part writes headings.
+func textHasHeading(text, h string) bool {
+	for line := range strings.Lines(text) {
+		line = strings.TrimRight(line, "\n")
+		if t := strings.TrimLeft(line, "#"); len(t) < len(line) && strings.TrimSpace(t) == h {
+			return true
+		}
+	}
+	return false
 }
 
 // compactQuery writes a query's answer: the matching controls (where

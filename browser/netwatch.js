@@ -168,16 +168,15 @@
     }, oRAF);
   }
 
-  // A message (a scheduler's MessageChannel, a word to a frame or a
-  // worker, a socket's), an idle or scheduled task and a new window are
-  // answered where netwatch cannot follow; leaving or submitting the page
+  // A message to a window, a worker or a socket, an idle or scheduled
+  // task and a new window are answered where netwatch cannot follow; leaving or submitting the page
   // ends it. Each sends the settle the slow way.
   const watchCall = (obj, name) => {
     const orig = obj && obj[name];
     if (typeof orig !== 'function') return;
     obj[name] = disguise(function () { mark(); return orig.apply(this, arguments); }, orig);
   };
-  watchCall(window.MessagePort && MessagePort.prototype, 'postMessage');
+  watchMessages();
   watchCall(window, 'postMessage');
   watchCall(window.Worker && Worker.prototype, 'postMessage');
   watchCall(window.BroadcastChannel && BroadcastChannel.prototype, 'postMessage');
@@ -188,6 +187,35 @@
   add.call(window, 'beforeunload', mark, true);
   add.call(window, 'pagehide', mark, true);
   add.call(window, 'submit', mark, true);
+
+  // watchMessages waits for a message posted on a MessageChannel (how
+  // schedulers queue the work a click starts) like for a short timer:
+  // netwatch posts a marker of its own behind it, on the same task
+  // source, and the message counts as handled when the marker has come
+  // back twice. A port whose other end is in another frame or a worker
+  // is answered there, unseen; the marker bounds the wait all the same.
+  function watchMessages() {
+    const oPost = window.MessagePort && MessagePort.prototype.postMessage;
+    if (!oPost) return;
+    const ch = new MessageChannel();
+    let seq = 0;
+    ch.port1.onmessage = (e) => {
+      const [key, hops] = e.data;
+      if (hops > 1) oPost.call(ch.port2, [key, hops - 1]);
+      else if (st.timers.delete(key)) changed();
+    };
+    MessagePort.prototype.postMessage = disguise(function postMessage() {
+      const r = oPost.apply(this, arguments);
+      if (this !== ch.port2 && tracking() && st.counted < MAX_TIMERS) {
+        st.counted++;
+        const key = 'message ' + ++seq;
+        st.timers.set(key, st.gen);
+        changed();
+        oPost.call(ch.port2, [key, 2]);
+      }
+      return r;
+    }, oPost);
+  }
 
   add.call(window, '__vroom_net_open', () => {
     st.gen++;
