@@ -26,7 +26,7 @@ async function observe(o) {
     const role = candidateRole(el, tag);
     if (!role) return;
     if (roles && !roles.has(role)) return;
-    if (!S.geo.has(el)) { S.io.observe(el); fresh++; }
+    if (!S.geo.has(el)) { S.io.observe(el); S.ro.observe(el); fresh++; }
     raw.push({ el, tag, role });
   });
   if (fresh) {
@@ -39,7 +39,7 @@ async function observe(o) {
   let order = 0;
   for (const c of raw) {
     const el = c.el, tag = c.tag;
-    let g = S.geo.get(el) || syncGeo(el);
+    let g = geoOf(el);
     let r = { top: g.top - sy, left: g.left - sx, width: g.w, height: g.h };
     let inView = g.inView, viaLabel = false, checked = false;
     const checkbox = tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
@@ -156,6 +156,16 @@ async function observe(o) {
         }
         refs.push(ref);
       });
+      const pt = refs.length ? null : pointerItem(p.el);
+      if (pt) {
+        // A row drawn to be clicked with no control in it (a list of
+        // divs that take clicks through listeners) is the control.
+        const ctl = describeControl(pt, ctx);
+        ctl.near = true;
+        near.push(ctl);
+        listed.set(pt.el, ctl.ref);
+        refs.push(ctl.ref);
+      }
       passages.push({ text: p.text, refs });
     }
   }
@@ -228,4 +238,18 @@ function describeControl(c, ctx) {
     if (fd) ctl.form = clip(squash(fd), 80);
   }
   return ctl;
+}
+
+// pointerItem is el as a candidate when the page draws it as something
+// to click (the pointer cursor, which component libraries set on their
+// rows) though nothing marks it a control; null otherwise, or when it
+// is not shown. Only a query's passages are judged so: a style check
+// per element of the page would cost every look.
+function pointerItem(el) {
+  if (!el || el === document.body || el.nodeType !== 1 || !el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return null;
+  if (getComputedStyle(el).cursor !== 'pointer') return null;
+  const g = syncGeo(el);
+  if (g.w * g.h < 4) return null;
+  const b = el.getBoundingClientRect();
+  return { el, tag: el.tagName, role: 'generic', r: { top: b.top, left: b.left, width: b.width, height: b.height }, inView: g.inView };
 }
