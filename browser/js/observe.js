@@ -43,12 +43,16 @@ async function observe(o) {
     let r = { top: g.top - sy, left: g.left - sx, width: g.w, height: g.h };
     let inView = g.inView, viaLabel = false, checked = false;
     const checkbox = tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
+    const file = tag === 'INPUT' && el.type === 'file';
     if (g.w * g.h < 4) {
       // A hidden or tiny native checkbox under a styled label still holds
-      // the state and takes the click: keep it, boxed by its label.
-      if (!checkbox && g.w * g.h === 0) continue;
-      if (checkbox) {
-        const lr = el.checkVisibility({ visibilityProperty: true }) ? visibleLabelBox(el) : null;
+      // the state and takes the click: keep it, boxed by its label. So is
+      // a file input, even one not rendered at all (display:none inside
+      // the label styled as its "Upload" button): it takes its files
+      // without a click.
+      if (!checkbox && !file && g.w * g.h === 0) continue;
+      if (checkbox || file) {
+        const lr = file || el.checkVisibility({ visibilityProperty: true }) ? visibleLabelBox(el) : null;
         if (!lr) continue;
         r = lr; viaLabel = true; checked = true;
         inView = lr.bottom > 0 && lr.right > 0 && lr.top < vh && lr.left < vw;
