@@ -35,7 +35,13 @@
 // world, keeps refs in a WeakMap (observing never mutates the page), and refs
 // survive a framework re-rendering an element. `ObserveOptions.Query` searches every candidate on
 // the page for a control whose name, value or nearby text matches; `Within`
-// observes one subtree (`Observation.DialogRef`). `Changes` diffs against one
+// observes one subtree (`Observation.DialogRef`). Geometry is cached from an
+// IntersectionObserver; a ResizeObserver marks an entry stale when its size
+// changes without crossing the viewport (a list shown from display:none
+// with most options clipped by its own scroll box), and a measured control
+// is in view only where every scroll box it sits in shows it. A query's
+// passage with no control in it, drawn with the pointer cursor, is its own
+// control (`generic`). `Changes` diffs against one
 // of up to eight baselines per document: controls added, changed and removed,
 // and the prose that appeared or went away.
 //
@@ -90,7 +96,12 @@
 // costs an action nothing. An action that started nothing resolves once the
 // DOM is quiet; otherwise the settle waits, event-driven, for the window's
 // requests and timers (at most 2 s), then for the DOM again. A request still
-// in flight at the bound is `Result.Pending` ("still loading"). Measured: a
+// in flight at the bound is `Result.Pending` ("still loading"). A scroll (or
+// a key that scrolls) first waits for the scroll to end, heard by the
+// walker's scroll events (a smooth scroll's animation; two frames with none
+// when it had nowhere to go); one that moved nothing also waits for the
+// page's requests begun in the last 5 s (a feed loading its next page
+// because an earlier scroll brought its end near): `BenchmarkScroll`. Measured: a
 // typeahead (150 ms debounce + 300 ms server) returns in ~530 ms with its
 // listbox in the DOM; "Processing…" then a POST 800 ms later in ~980 ms with
 // the confirmation shown; clicks on a page with an interval, a recursive

@@ -210,7 +210,7 @@ func (t *Tab) upload(ctx context.Context, s *step) error {
 	}
 	w, a := s.w, s.a
 	res, err := cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: fmt.Sprintf("__vroom.resolve(%q)", a.Ref), ContextID: w.ctxID, Silent: new(true),
+		Expression: fmt.Sprintf("__vroom.fileInputOf(%q)", a.Ref), ContextID: w.ctxID, Silent: new(true),
 	})
 	if err != nil {
 		return err

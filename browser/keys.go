@@ -201,3 +201,25 @@ func (t *Tab) typeFocused(ctx context.Context, w *world, text string) error {
 	}
 	return nil
 }
+
+// scrollKeys are the keys that scroll the page or the focused scroll box.
+var scrollKeys = map[string]bool{
+	"End": true, "Home": true, "PageDown": true, "PageUp": true, " ": true, "Space": true,
+	"ArrowDown": true, "ArrowUp": true, "ArrowLeft": true, "ArrowRight": true,
+}
+
+// scrolls reports whether the action is a scroll, whose settle waits for
+// the scroll itself to end (its animation) and, when it went nowhere, for
+// what the page is still loading.
+func (a Action) scrolls() bool {
+	switch a.Kind {
+	case ActScroll:
+		return true
+	case ActPress:
+		// Control+End and Shift+Space scroll too; with Alt or Meta the
+		// key is a command (history, the browser's own).
+		c, err := parseChord(a.Key)
+		return err == nil && scrollKeys[c.key.Key] && c.mods&(modAlt|modMeta) == 0
+	}
+	return false
+}

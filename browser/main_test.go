@@ -63,6 +63,7 @@ func fixtures() http.Handler {
 	mux.Handle("/", http.FileServer(http.Dir("testdata")))
 	apiFixtures(mux)
 	wordsFixtures(mux)
+	feedFixtures(mux)
 	mux.HandleFunc("/siblings.html", func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		if n <= 0 {

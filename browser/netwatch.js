@@ -50,7 +50,19 @@
   // the action's doing.
   let untracked = 0;
 
-  const state = () => ({ inflight: st.inflight, reqs: st.reqs, timers: st.timers.size, open: st.open, busy: st.busy });
+  // A request begun this recently may be the page still loading what the
+  // last action asked for (the next page of a feed, fetched when a scroll
+  // that had already returned brought its end near); an older one is a
+  // poll or a long-lived stream, which no action waits for.
+  const YOUNG_MS = 5000;
+  const live = new Set(); // start times of the requests in flight
+  const young = () => {
+    let n = 0;
+    const t = now();
+    for (const r of live) if (t - r.at < YOUNG_MS) n++;
+    return n;
+  };
+  const state = () => ({ inflight: st.inflight, young: young(), reqs: st.reqs, timers: st.timers.size, open: st.open, busy: st.busy });
   const mark = () => { if (tracking()) st.busy++; };
   const changed = () => {
     if (st.open || st.watch > 0) fire.call(window, new CustomEvent('__vroom_net_ch', { detail: state() }));
@@ -60,7 +72,9 @@
   // begin counts a request; the returned function ends it once.
   function begin() {
     const mine = tracking() ? st.gen : -1;
+    const r = { at: now() };
     st.inflight++;
+    live.add(r);
     if (mine >= 0) st.reqs++;
     changed();
     let done = false;
@@ -68,6 +82,7 @@
       if (done) return;
       done = true;
       st.inflight--;
+      live.delete(r);
       if (mine >= 0 && mine === st.gen) st.reqs--;
       changed();
     };

@@ -25,6 +25,9 @@ type settled struct {
 	// Pending counts the requests the action started that were still in
 	// flight when the network bound was reached.
 	Pending int `json:"pending"`
+	// Scrolled is set when a scrolling action's settle heard scroll
+	// events: the page or one of its scroll boxes moved.
+	Scrolled bool `json:"scrolled"`
 	// navigated is set when a new document replaced the one acted on,
 	// hung when the page stopped answering; navPending when the page
 	// asked for a navigation that had neither committed nor ended when
@@ -266,7 +269,13 @@ func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) erro
 	max := t.b.opts.SettleTimeout
 	// The network phase leaves the DOM's settle some of the deadline.
 	netMs := min(int64(netBoundMs), max.Milliseconds()*2/3)
-	err := t.call(wait, s.w, "settle", st, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, t.settlesFast(s))
+	// A scroll settles on the scroll's own end first (its animation, or
+	// nowhere to go), counted from the scroll events before the input.
+	var scrolls0 *int
+	if s.a.scrolls() {
+		scrolls0 = &s.before.Scrolls
+	}
+	err := t.call(wait, s.w, "settle", st, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, scrolls0, t.settlesFast(s))
 	switch {
 	case err == nil:
 		return nil

@@ -23,6 +23,10 @@ type fingerprint struct {
 	// (value, checked, selected), which a script can change with no
 	// mutation to see: a stepper's "+" setting input.value.
 	Form string `json:"form"`
+	// Scrolls counts the scroll events the page and its scroll boxes
+	// have fired; a scroll's settle starts from it (not compared: a box
+	// the page scrolls itself is no effect of a click).
+	Scrolls int `json:"scrolls"`
 }
 
 // takeBefore records the page's state before the input. Pointer actions
@@ -103,6 +107,10 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 	}
 	if !st.navigated {
 		r.Effects = append(r.Effects, effects(s.a, s.before, after)...)
+		if st.Scrolled && after.Scroll == s.before.Scroll {
+			// A scroll box moved (a list's, a pane's), not the page.
+			r.Effects = append(r.Effects, "scroll")
+		}
 	}
 	// A request the action started and the page still awaits is its
 	// effect too: acting again would send it twice.

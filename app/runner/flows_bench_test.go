@@ -19,6 +19,36 @@ func BenchmarkFlowCalls(b *testing.B) {
 		{"stepper", stepperFlow},
 		{"popup", func(tb testing.TB, _ *flowSite) *flowTally { return coveredFlow(tb, "/popup.html", "No thanks") }},
 		{"consent", func(tb testing.TB, _ *flowSite) *flowTally { return coveredFlow(tb, "/consent.html", "Accept all") }},
+		// What a page asks of the browser, each on a fixture site of
+		// its own (the flow site is unused).
+		{"cv-upload", func(tb testing.TB, _ *flowSite) *flowTally { f, _, _ := applyFlow(tb, false); return f }},
+		{"upload-refused", func(tb testing.TB, _ *flowSite) *flowTally { f, _, _ := applyFlow(tb, true); return f }},
+		{"invoice-download", func(tb testing.TB, _ *flowSite) *flowTally { f, _, _ := invoiceFlow(tb); return f }},
+		{"board-html5", func(tb testing.TB, _ *flowSite) *flowTally {
+			f, _ := boardFlow(tb, "/board", "Fix the login bug")
+			return f
+		}},
+		{"board-pointer", func(tb testing.TB, _ *flowSite) *flowTally {
+			f, _ := boardFlow(tb, "/sortable", "Book flights")
+			return f
+		}},
+		{"hover-menu", func(tb testing.TB, _ *flowSite) *flowTally { return hoverMenuFlow(tb) }},
+		{"popup-signin", func(tb testing.TB, _ *flowSite) *flowTally { f, _ := popupSignInFlow(tb); return f }},
+		{"confirm", func(tb testing.TB, _ *flowSite) *flowTally {
+			f, _ := dialogFlow(tb, "Archive", map[string]any{"accept": true})
+			return f
+		}},
+		{"prompt", func(tb testing.TB, _ *flowSite) *flowTally {
+			f, _ := dialogFlow(tb, "Rename", map[string]any{"accept": true, "text": "Artemis"})
+			return f
+		}},
+		{"beforeunload", func(tb testing.TB, _ *flowSite) *flowTally { return beforeUnloadFlow(tb) }},
+		{"alert-loop", func(tb testing.TB, _ *flowSite) *flowTally { return alertLoopFlow(tb) }},
+		{"canvas-sheet", func(tb testing.TB, _ *flowSite) *flowTally { return canvasFlow(tb) }},
+		{"custom-list", func(tb testing.TB, _ *flowSite) *flowTally { f, _ := listFlow(tb, "/signup-button"); return f }},
+		{"custom-list-combobox", func(tb testing.TB, _ *flowSite) *flowTally { f, _ := listFlow(tb, "/signup"); return f }},
+		// The poem's figure is the four agents' calls together.
+		{"poem", func(tb testing.TB, _ *flowSite) *flowTally { f, _, _ := poemFlow(tb); return f }},
 	}
 	for _, fl := range flows {
 		b.Run(fl.name, func(b *testing.B) {

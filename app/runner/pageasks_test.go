@@ -41,9 +41,9 @@ const menuPage = `<!doctype html><title>Settings</title>
 
 // dialogFlow clicks the button named button on /project, answers the
 // dialog it raises with answer (nil: the next call is done) and reports.
-func dialogFlow(t *testing.T, button string, answer map[string]any) (*flowTally, []string) {
-	s := newAsksSite(t)
-	h := newHarness(t, nil)
+func dialogFlow(tb testing.TB, button string, answer map[string]any) (*flowTally, []string) {
+	s := newAsksSite(tb)
+	h := newHarness(tb, nil)
 	f := &flowTally{}
 	steps := []func(r *modeltest.Request) modeltest.Reply{
 		func(r *modeltest.Request) modeltest.Reply {
@@ -61,7 +61,7 @@ func dialogFlow(t *testing.T, button string, answer map[string]any) (*flowTally,
 	}
 	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": button, "url": s.URL + "/project"}))
 	h.srv.Script("executor", executorFunc(f, stepper(f, steps...)))
-	h.execute(t, button)
+	h.execute(tb, button)
 	_, events, _ := s.got()
 	return f, events
 }
@@ -108,11 +108,11 @@ func TestFlowPrompt(t *testing.T) {
 }
 
 // pageFlow runs steps in one executor at path of a fresh asks site.
-func pageFlow(t *testing.T, path, task string, steps ...func(r *modeltest.Request) modeltest.Reply) (*flowTally, *asksSite) {
-	s := newAsksSite(t)
-	h := newHarness(t, nil)
+func pageFlow(tb testing.TB, path, task string, steps ...func(r *modeltest.Request) modeltest.Reply) (*flowTally, *asksSite) {
+	s := newAsksSite(tb)
+	h := newHarness(tb, nil)
 	f := &flowTally{}
-	runFlow(t, h, task, s.URL+path, f, stepper(f, steps...))
+	runFlow(tb, h, task, s.URL+path, f, stepper(f, steps...))
 	return f, s
 }
 
@@ -120,7 +120,15 @@ func pageFlow(t *testing.T, path, task string, steps ...func(r *modeltest.Reques
 // site?"; the agent answers it in one call and the navigation goes on.
 func TestFlowBeforeUnload(t *testing.T) {
 	t.Parallel()
-	f, _ := pageFlow(t, "/editor", "Note something, then open the security page",
+	if f := beforeUnloadFlow(t); f.total() != 4 {
+		t.Fatalf("%d calls, want 4: %v", f.total(), f.calls)
+	}
+}
+
+// beforeUnloadFlow types a note, then follows a link and answers "leave
+// site?".
+func beforeUnloadFlow(tb testing.TB) *flowTally {
+	f, _ := pageFlow(tb, "/editor", "Note something, then open the security page",
 		func(r *modeltest.Request) modeltest.Reply {
 			return apptest.Call("type", "ref", modeltest.Ref(r.Text(), "textbox", "Notes"), "text", "draft")
 		},
@@ -136,16 +144,25 @@ func TestFlowBeforeUnload(t *testing.T) {
 		func(r *modeltest.Request) modeltest.Reply {
 			return apptest.Done(r.LastText(), strings.Contains(r.LastText(), "Security"))
 		})
-	if f.total() != 4 {
-		t.Fatalf("%d calls, want 4: %v", f.total(), f.calls)
-	}
+	return f
 }
 
 // TestFlowAlertLoop: a page that opens twenty alerts in a loop ends
 // cleanly: the alerts are accepted and reported, and the run finishes.
 func TestFlowAlertLoop(t *testing.T) {
 	t.Parallel()
-	f, _ := pageFlow(t, "/alerts", "Press Start",
+	f := alertLoopFlow(t)
+	if !strings.Contains(f.results[0], "Are you still there?") {
+		t.Fatalf("the click's result does not report the alerts:\n%s", f.results[0])
+	}
+	if f.total() > 3 {
+		t.Fatalf("%d calls, want at most 3: %v", f.total(), f.calls)
+	}
+}
+
+// alertLoopFlow presses Start on the page of twenty alerts.
+func alertLoopFlow(tb testing.TB) *flowTally {
+	f, _ := pageFlow(tb, "/alerts", "Press Start",
 		func(r *modeltest.Request) modeltest.Reply {
 			return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Start"))
 		},
@@ -158,12 +175,7 @@ func TestFlowAlertLoop(t *testing.T) {
 		func(r *modeltest.Request) modeltest.Reply {
 			return apptest.Done(r.LastText(), !strings.HasPrefix(r.LastText(), "error"))
 		})
-	if !strings.Contains(f.results[0], "Are you still there?") {
-		t.Fatalf("the click's result does not report the alerts:\n%s", f.results[0])
-	}
-	if f.total() > 3 {
-		t.Fatalf("%d calls, want at most 3: %v", f.total(), f.calls)
-	}
+	return f
 }
 
 // TestFlowPopupSignIn: the provider's popup takes the agent's view; the
@@ -171,7 +183,18 @@ func TestFlowAlertLoop(t *testing.T) {
 // opener shows the sign-in.
 func TestFlowPopupSignIn(t *testing.T) {
 	t.Parallel()
-	f, s := pageFlow(t, "/login", "Sign in with Example ID as ada@example.com",
+	f, s := popupSignInFlow(t)
+	if _, _, signins := s.got(); !slices.Equal(signins, []string{"ada@example.com"}) {
+		t.Fatalf("the provider saw sign-ins %v", signins)
+	}
+	if f.total() > 5 {
+		t.Fatalf("%d calls, want at most 5: %v", f.total(), f.calls)
+	}
+}
+
+// popupSignInFlow signs in through the provider's popup.
+func popupSignInFlow(tb testing.TB) (*flowTally, *asksSite) {
+	return pageFlow(tb, "/login", "Sign in with Example ID as ada@example.com",
 		func(r *modeltest.Request) modeltest.Reply {
 			return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Example ID"))
 		},
@@ -199,19 +222,20 @@ func TestFlowPopupSignIn(t *testing.T) {
 		func(r *modeltest.Request) modeltest.Reply {
 			return apptest.Done(r.LastText(), strings.Contains(r.LastText(), "Signed in as ada@example.com"))
 		})
-	if _, _, signins := s.got(); !slices.Equal(signins, []string{"ada@example.com"}) {
-		t.Fatalf("the provider saw sign-ins %v", signins)
-	}
-	if f.total() > 5 {
-		t.Fatalf("%d calls, want at most 5: %v", f.total(), f.calls)
-	}
 }
 
 // TestFlowHoverMenu: an item shown only on hover is reached by hovering
 // its menu, then clicked.
 func TestFlowHoverMenu(t *testing.T) {
 	t.Parallel()
-	f, _ := pageFlow(t, "/menu", "Open Account, then Security",
+	if f := hoverMenuFlow(t); f.total() != 3 {
+		t.Fatalf("%d calls, want 3: %v", f.total(), f.calls)
+	}
+}
+
+// hoverMenuFlow hovers Account and clicks Security in its menu.
+func hoverMenuFlow(tb testing.TB) *flowTally {
+	f, _ := pageFlow(tb, "/menu", "Open Account, then Security",
 		func(r *modeltest.Request) modeltest.Reply {
 			return apptest.Call("hover", "ref", modeltest.Ref(r.Text(), "link", "Account"))
 		},
@@ -221,7 +245,5 @@ func TestFlowHoverMenu(t *testing.T) {
 		func(r *modeltest.Request) modeltest.Reply {
 			return apptest.Done(r.LastText(), strings.Contains(r.LastText(), "/security"))
 		})
-	if f.total() != 3 {
-		t.Fatalf("%d calls, want 3: %v", f.total(), f.calls)
-	}
+	return f
 }

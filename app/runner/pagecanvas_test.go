@@ -88,7 +88,15 @@ draw();
 // screenshot, click_at, type_focused and Enter, judged by the site.
 func TestFlowCanvasSheetEditor(t *testing.T) {
 	t.Parallel()
-	f, s := pageFlow(t, "/sheet", "Put 42 in cell B2",
+	if f := canvasFlow(t); f.total() != 5 {
+		t.Fatalf("%d calls, want 5: %v", f.total(), f.calls)
+	}
+}
+
+// canvasFlow puts 42 in cell B2 of the canvas sheet and waits for the
+// site to have it.
+func canvasFlow(tb testing.TB) *flowTally {
+	f, s := pageFlow(tb, "/sheet", "Put 42 in cell B2",
 		func(r *modeltest.Request) modeltest.Reply { return apptest.Call("screenshot") },
 		// B2: column B is 100-200 px, row 2 is 50-75 px under the header.
 		func(r *modeltest.Request) modeltest.Reply { return apptest.Call("click_at", "x", 150, "y", 62) },
@@ -97,13 +105,11 @@ func TestFlowCanvasSheetEditor(t *testing.T) {
 		func(r *modeltest.Request) modeltest.Reply {
 			return apptest.Done(r.LastText(), !strings.HasPrefix(r.LastText(), "error"))
 		})
-	testkit.WaitFor(t, 5*time.Second, "the cell to reach the site", func() bool {
+	testkit.WaitFor(tb, 5*time.Second, "the cell to reach the site", func() bool {
 		_, events, _ := s.got()
 		return slices.Contains(events, "B2=42")
 	})
-	if f.total() != 5 {
-		t.Fatalf("%d calls, want 5: %v", f.total(), f.calls)
-	}
+	return f
 }
 
 // onePagePDF is a PDF of one page showing lines, built as a PDF writer

@@ -143,14 +143,14 @@ func fileRef(text, name string) string {
 
 // applyFlow applies with the given CV; first, when tryOther, the model
 // does as the page says and tries another file, and is refused.
-func applyFlow(t *testing.T, tryOther bool) (*flowTally, *asksSite, []byte) {
-	s := newAsksSite(t)
-	cv := filepath.Join(t.TempDir(), "cv.pdf")
+func applyFlow(tb testing.TB, tryOther bool) (*flowTally, *asksSite, []byte) {
+	s := newAsksSite(tb)
+	cv := filepath.Join(tb.TempDir(), "cv.pdf")
 	cvBytes := []byte("%PDF-1.4 Ada Lovelace, engineer")
 	if err := os.WriteFile(cv, cvBytes, 0o600); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	h := newHarness(t, func(c *agents.Config) { c.Files = []string{cv} })
+	h := newHarness(tb, func(c *agents.Config) { c.Files = []string{cv} })
 	f := &flowTally{}
 	var steps []func(r *modeltest.Request) modeltest.Reply
 	if tryOther {
@@ -171,7 +171,7 @@ func applyFlow(t *testing.T, tryOther bool) (*flowTally, *asksSite, []byte) {
 		func(r *modeltest.Request) modeltest.Reply {
 			return apptest.Done("applied: "+r.LastText(), strings.Contains(r.LastText(), "Application received"))
 		})
-	runFlow(t, h, "Apply to this job with my CV "+cv, s.URL+"/apply", f, stepper(f, steps...))
+	runFlow(tb, h, "Apply to this job with my CV "+cv, s.URL+"/apply", f, stepper(f, steps...))
 	return f, s, cvBytes
 }
 
@@ -211,14 +211,35 @@ func TestFlowUploadRefused(t *testing.T) {
 // folder, read, and its total reported; nothing lands in the home folder.
 func TestFlowInvoiceDownload(t *testing.T) {
 	t.Parallel()
-	s := newAsksSite(t)
-	h := newHarness(t, nil)
-	dir := filepath.Join(t.TempDir(), "runs", "r1-downloads")
-	h.tabs.SetDownloads(browser.DownloadOptions{Dir: dir, MaxBytes: 1 << 20})
 	home, _ := os.UserHomeDir() // no home: nothing can land there
 	before, _ := os.ReadDir(filepath.Join(home, "Downloads"))
-	f := &flowTally{}
-	res := runFlow(t, h, "Download my March invoice and tell me its total", s.URL+"/invoices", f, stepper(f,
+	f, res, dir := invoiceFlow(t)
+	if !strings.Contains(res.Summary, "123.45") {
+		t.Fatalf("the summary %q lacks the total", res.Summary)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "invoice-2026-03.csv")); err != nil {
+		t.Fatalf("the invoice is not in the run's folder: %v", err)
+	}
+	after, _ := os.ReadDir(filepath.Join(home, "Downloads"))
+	for _, e := range after {
+		if strings.HasPrefix(e.Name(), "invoice-2026-03") && len(after) > len(before) {
+			t.Fatalf("the invoice also landed in %s", filepath.Join(home, "Downloads", e.Name()))
+		}
+	}
+	if f.total() != 3 {
+		t.Fatalf("%d calls, want 3: %v", f.total(), f.calls)
+	}
+}
+
+// invoiceFlow downloads the March invoice into a run's folder (dir) and
+// reports its total.
+func invoiceFlow(tb testing.TB) (f *flowTally, res agents.Result, dir string) {
+	s := newAsksSite(tb)
+	h := newHarness(tb, nil)
+	dir = filepath.Join(tb.TempDir(), "runs", "r1-downloads")
+	h.tabs.SetDownloads(browser.DownloadOptions{Dir: dir, MaxBytes: 1 << 20})
+	f = &flowTally{}
+	res = runFlow(tb, h, "Download my March invoice and tell me its total", s.URL+"/invoices", f, stepper(f,
 		func(r *modeltest.Request) modeltest.Reply {
 			return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "link", "March 2026"))
 		},
@@ -235,19 +256,5 @@ func TestFlowInvoiceDownload(t *testing.T) {
 			}
 			return apptest.Done("The March invoice's total is "+strings.Fields(r.LastText()[i+6:])[0], true)
 		}))
-	if !strings.Contains(res.Summary, "123.45") {
-		t.Fatalf("the summary %q lacks the total", res.Summary)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "invoice-2026-03.csv")); err != nil {
-		t.Fatalf("the invoice is not in the run's folder: %v", err)
-	}
-	after, _ := os.ReadDir(filepath.Join(home, "Downloads"))
-	for _, e := range after {
-		if strings.HasPrefix(e.Name(), "invoice-2026-03") && len(after) > len(before) {
-			t.Fatalf("the invoice also landed in %s", filepath.Join(home, "Downloads", e.Name()))
-		}
-	}
-	if f.total() != 3 {
-		t.Fatalf("%d calls, want 3: %v", f.total(), f.calls)
-	}
+	return f, res, dir
 }

@@ -158,8 +158,12 @@ func (a *Tab) ReadDownload(ctx context.Context, which string) (string, error) {
 		if d.ID != which && d.Name != which {
 			continue
 		}
-		if d.State != browser.DownloadStateDone {
-			return "", fmt.Errorf("%s is %s, not done", d.Name, d.State)
+		switch d.State {
+		case browser.DownloadStateDone:
+		case browser.DownloadStateFailed:
+			return "", fmt.Errorf("%w: %s: %s", browser.ErrDownloadFailed, d.Name, d.Err)
+		default:
+			return "", fmt.Errorf("%s: not done yet", d)
 		}
 		return fileText(ctx, d.Path, d.MIME)
 	}

@@ -21,6 +21,12 @@ const S = {
 // out-of-process frame whose hit-test data is not ready, or lags a layout
 // shift of its parent).
 addEventListener('mousedown', (e) => { if (e.isTrusted) { S.downs++; S.downAt = new WeakRef(e.composedPath()[0] || e.target); } }, true);
+// Scroll events (the page's and every scroll box's: they do not bubble,
+// but a capturing listener on window hears them all) tell a scroll that
+// moved, and when its animation ended, from one that had nowhere to go.
+S.scrolls = 0;
+S.lastScroll = 0;
+addEventListener('scroll', () => { S.scrolls++; S.lastScroll = performance.now(); }, { capture: true, passive: true });
 new MutationObserver((list) => {
   S.muts += list.length;
   S.lastMut = performance.now();
@@ -39,7 +45,7 @@ function net(kind, detail) {
   dispatchEvent(new CustomEvent('__vroom_net_' + kind, { detail }));
   return netAnswer;
 }
-const NO_NET = { inflight: 0, reqs: 0, timers: 0, open: false, busy: 0 };
+const NO_NET = { inflight: 0, young: 0, reqs: 0, timers: 0, open: false, busy: 0 };
 const netState = () => {
   const n = net('q');
   return n && typeof n === 'object' ? n : NO_NET;

@@ -66,3 +66,19 @@ function findOption(ref, option, next) {
   const [r, n2] = refFor(o, keys, next, null);
   return { ref: r, nextRef: n2 };
 }
+
+// fileInputOf is the file input an upload on ref sets: the element
+// itself, or, for the label or zone a page draws as its "Upload" button
+// (a label, a button holding the one hidden input, a part of a label),
+// the file input it stands for. Anything else is itself, and the upload
+// says what it is.
+function fileInputOf(ref) {
+  const el = resolve(ref);
+  if (!el || el.tagName === 'INPUT') return el;
+  const isFile = (x) => !!x && x.tagName === 'INPUT' && x.type === 'file';
+  if (el.tagName === 'LABEL' && isFile(el.control)) return el.control;
+  const inner = el.querySelectorAll('input[type=file]');
+  if (inner.length === 1) return inner[0];
+  const lab = el.closest('label');
+  return lab && isFile(lab.control) ? lab.control : el;
+}

@@ -108,8 +108,12 @@ function sensitive(el, tag) {
 // accepted types, how many files, the names chosen.
 function fileValue(el) {
   const acc = (el.getAttribute('accept') || '').split(',').map((a) => a.trim()).filter(Boolean).join(' ');
-  const names = Array.from(el.files || []).map((f) => f.name);
-  const held = names.length ? 'chosen: ' + names.join(', ') : 'no file chosen';
+  // The names as chosen, the first three of many with the count: the
+  // value stays one short line whatever was chosen.
+  const names = Array.from(el.files || []).map((f) => clip(f.name, 40));
+  const held = !names.length ? 'no file chosen'
+    : names.length <= 3 ? 'chosen: ' + names.join(', ')
+      : 'chosen ' + names.length + ' files: ' + names.slice(0, 3).join(', ') + ', …';
   return clip((acc ? 'accepts ' + acc + ', ' : '') + (el.multiple ? 'several files' : 'one file') + '; ' + held, 120);
 }
 

@@ -26,7 +26,7 @@ async function observe(o) {
     const role = candidateRole(el, tag);
     if (!role) return;
     if (roles && !roles.has(role)) return;
-    if (!S.geo.has(el)) { S.io.observe(el); fresh++; }
+    if (!S.geo.has(el)) { S.io.observe(el); S.ro.observe(el); fresh++; }
     raw.push({ el, tag, role });
   });
   if (fresh) {
@@ -39,16 +39,20 @@ async function observe(o) {
   let order = 0;
   for (const c of raw) {
     const el = c.el, tag = c.tag;
-    let g = S.geo.get(el) || syncGeo(el);
+    let g = geoOf(el);
     let r = { top: g.top - sy, left: g.left - sx, width: g.w, height: g.h };
     let inView = g.inView, viaLabel = false, checked = false;
     const checkbox = tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
+    const file = tag === 'INPUT' && el.type === 'file';
     if (g.w * g.h < 4) {
       // A hidden or tiny native checkbox under a styled label still holds
-      // the state and takes the click: keep it, boxed by its label.
-      if (!checkbox && g.w * g.h === 0) continue;
-      if (checkbox) {
-        const lr = el.checkVisibility({ visibilityProperty: true }) ? visibleLabelBox(el) : null;
+      // the state and takes the click: keep it, boxed by its label. So is
+      // a file input, even one not rendered at all (display:none inside
+      // the label styled as its "Upload" button): it takes its files
+      // without a click.
+      if (!checkbox && !file && g.w * g.h === 0) continue;
+      if (checkbox || file) {
+        const lr = file || el.checkVisibility({ visibilityProperty: true }) ? visibleLabelBox(el) : null;
         if (!lr) continue;
         r = lr; viaLabel = true; checked = true;
         inView = lr.bottom > 0 && lr.right > 0 && lr.top < vh && lr.left < vw;
@@ -156,6 +160,16 @@ async function observe(o) {
         }
         refs.push(ref);
       });
+      const pt = refs.length ? null : pointerItem(p.el);
+      if (pt) {
+        // A row drawn to be clicked with no control in it (a list of
+        // divs that take clicks through listeners) is the control.
+        const ctl = describeControl(pt, ctx);
+        ctl.near = true;
+        near.push(ctl);
+        listed.set(pt.el, ctl.ref);
+        refs.push(ctl.ref);
+      }
       passages.push({ text: p.text, refs });
     }
   }
@@ -228,4 +242,18 @@ function describeControl(c, ctx) {
     if (fd) ctl.form = clip(squash(fd), 80);
   }
   return ctl;
+}
+
+// pointerItem is el as a candidate when the page draws it as something
+// to click (the pointer cursor, which component libraries set on their
+// rows) though nothing marks it a control; null otherwise, or when it
+// is not shown. Only a query's passages are judged so: a style check
+// per element of the page would cost every look.
+function pointerItem(el) {
+  if (!el || el === document.body || el.nodeType !== 1 || !el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return null;
+  if (getComputedStyle(el).cursor !== 'pointer') return null;
+  const g = syncGeo(el);
+  if (g.w * g.h < 4) return null;
+  const b = el.getBoundingClientRect();
+  return { el, tag: el.tagName, role: 'generic', r: { top: b.top, left: b.left, width: b.width, height: b.height }, inView: g.inView };
 }

@@ -33,7 +33,7 @@ function formState() {
 // opens the action's network window (netwatch.js), right before the input.
 function fingerprint(ref, open) {
   const a = deepActive();
-  const f = { url: location.href, muts: S.muts, downs: S.downs, scroll: scrollX + ',' + scrollY, focus: a ? (S.refs.get(a) || a.tagName + (a.id ? '#' + a.id : '')) : '', form: formState() };
+  const f = { url: location.href, muts: S.muts, downs: S.downs, scroll: scrollX + ',' + scrollY, scrolls: S.scrolls, focus: a ? (S.refs.get(a) || a.tagName + (a.id ? '#' + a.id : '')) : '', form: formState() };
   if (open) net('open');
   if (ref) {
     const el = resolve(ref);
@@ -66,9 +66,20 @@ function fingerprint(ref, open) {
 // form's is settled at once: Chromium acknowledges an input after its
 // handlers, their microtasks and the DOM's records have run, so nothing
 // is left that could still change the page. Anything else waits as above.
-function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, fast) {
+//
+// With scrolls0 (a scroll, or a key that scrolls: the count of scroll
+// events in its fingerprint from before the input), it first waits for
+// the scroll to end: for its animation's last scroll event, or for
+// SCROLL_FRAMES frames with none (nowhere to go). A scroll that moved
+// nothing then also waits for the page's young requests (netwatch.js),
+// begun before the action: a feed whose end an earlier scroll brought
+// near is loading what comes next, and the answer is what it loaded.
+function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, scrolls0, fast) {
   const start = performance.now();
   const netOn = netMs > 0 && !cond;
+  const scrolling = scrolls0 != null;
+  const stuck = () => scrolling && S.scrolls === scrolls0;
+  const own = (n) => n.reqs + n.timers + (stuck() ? n.young || 0 : 0);
   return new Promise((res0) => {
     let from = start; // quiet counts from here: the start, or the network's end
     let pending = 0;  // requests in flight when a bound was hit
@@ -78,6 +89,7 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, fast) {
       if (netMs > 0) net('close');
       v.fp = fingerprint(ref);
       if (pending) v.pending = pending;
+      if (scrolling && S.scrolls !== scrolls0) v.scrolled = true;
       res0(v);
     };
     // waitNet is false when there is nothing (more) to wait for; else
@@ -85,15 +97,15 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, fast) {
     const waitNet = (now) => {
       if (!netOn) return false;
       const n = netState();
-      if (!n.reqs && !n.timers) return false;
-      if (now - start >= netMs) { pending = n.reqs; return false; }
+      if (!own(n)) return false;
+      if (now - start >= netMs) { pending = n.reqs + (stuck() ? n.young || 0 : 0); return false; }
       let bound = 0;
       const resume = () => {
         S.onNet.delete(wake); wake = null; clearTimeout(bound);
         from = performance.now();
         requestAnimationFrame(tick);
       };
-      wake = () => { const m = netState(); if (!m.reqs && !m.timers) resume(); };
+      wake = () => { if (!own(netState())) resume(); };
       S.onNet.add(wake);
       bound = setTimeout(resume, netMs - (now - start));
       return true;
@@ -117,9 +129,11 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, fast) {
     // One frame lets rAF-driven renders land before quiet is judged;
     // typing looks first at once (its handlers ran during the input)
     // and waits for the frame only if the DOM moved.
-    if (fast && netOn && mutsBefore == null) {
+    if (scrolling) {
+      scrollEnd(start, maxMs, tick);
+    } else if (fast && netOn && mutsBefore == null) {
       const n = netState();
-      if (n.open && !n.reqs && !n.timers && !n.busy && !leads(ref)) return res({ settled: true });
+      if (n.open && !own(n) && !n.busy && !leads(ref)) return res({ settled: true });
       requestAnimationFrame(tick);
     } else if (mutsBefore != null && !cond) {
       setTimeout(() => {
@@ -144,6 +158,23 @@ function leads(ref) {
   if (!f) return false;
   const t = (el.getAttribute('type') || (el.tagName === 'BUTTON' ? 'submit' : '')).toLowerCase();
   return t === 'submit' || t === 'image';
+}
+
+// SCROLL_FRAMES frames without a scroll event end a scroll: one that
+// moved has finished its animation, one that never started had nowhere
+// to go (the first event comes with the frame after the input).
+const SCROLL_FRAMES = 2;
+
+// scrollEnd calls then once the scroll begun at start has ended, or at
+// maxMs.
+function scrollEnd(start, maxMs, then) {
+  let still = 0, seen = S.scrolls;
+  const frame = () => {
+    if (S.scrolls !== seen) { seen = S.scrolls; still = 0; } else still++;
+    if (still >= SCROLL_FRAMES || performance.now() - start >= maxMs) return then();
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
 }
 
 // waitFor resolves when every condition of c holds, or at maxMs: text

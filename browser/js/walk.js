@@ -66,9 +66,34 @@ S.io = new IntersectionObserver((entries) => {
   for (const f of w) f();
 }, { threshold: 0 });
 
+// An element that crosses no viewport edge as it changes size (a list
+// shown from display:none with most of its options clipped by its own
+// scroll box, a section revealed below the fold) gets no intersection
+// report, so its cached box would stay the empty one it had while
+// hidden. A ResizeObserver hears those size changes and marks the entry
+// stale, to be measured at the next look.
+S.ro = new ResizeObserver((entries) => {
+  for (const e of entries) {
+    const g = S.geo.get(e.target);
+    const b = e.borderBoxSize && e.borderBoxSize[0];
+    if (g && (!b || Math.abs(b.inlineSize - g.w) > 0.5 || Math.abs(b.blockSize - g.h) > 0.5)) g.stale = true;
+  }
+});
+
+// geoOf is el's cached geometry, measured when missing or stale.
+function geoOf(el) {
+  const g = S.geo.get(el);
+  return g && !g.stale ? g : syncGeo(el);
+}
+
+// syncGeo measures el as the IntersectionObserver would report it: in
+// view when some of it shows inside the viewport and every scroll box
+// it sits in (an option below its list's fold is not in view).
 function syncGeo(el) {
   const r = el.getBoundingClientRect();
-  const g = { inView: r.width + r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth, top: r.top + scrollY, left: r.left + scrollX, w: r.width, h: r.height };
+  let inView = r.width + r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
+  if (inView) { const v = shownRect(el, r); inView = v.right > v.left && v.bottom > v.top; }
+  const g = { inView, top: r.top + scrollY, left: r.left + scrollX, w: r.width, h: r.height };
   S.geo.set(el, g);
   return g;
 }
