@@ -158,7 +158,11 @@ func (a *Tab) ReadDownload(ctx context.Context, which string) (string, error) {
 		if d.ID != which && d.Name != which {
 			continue
 		}
-		if d.State != browser.DownloadStateDone {
+		switch d.State {
+		case browser.DownloadStateDone:
+		case browser.DownloadStateFailed:
+			return "", fmt.Errorf("the download of %s failed (%s): there is no file to read", d.Name, d.Err)
+		default:
 			return "", fmt.Errorf("%s is %s, not done", d.Name, d.State)
 		}
 		return fileText(ctx, d.Path, d.MIME)
