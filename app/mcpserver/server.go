@@ -120,7 +120,7 @@ func New(ctx context.Context, env Env) *Server {
 
 const mcpInstructions = `Vroom is a browser driven by AI agents.
 run_task hands a whole task to Vroom: a planner splits it and agents work in parallel browser tabs; progress notifications report each agent starting, acting, speaking and finishing, and the result holds every agent's result. stop_run stops a run by its id (the first progress message names it).
-To drive one tab yourself: open (a URL; you get the tab id and a compact observation with refs like e12), then observe, click, type, select, press, scroll, wait, screenshot, close. Each action answers with a verdict (what changed) and the page's diff.
+To drive one tab yourself: open (a URL; you get the tab id and a compact observation with refs like e12), then the page tools (observe, click, type, navigate, wait, read_page, upload, drag, hover, dialog, downloads, read_download...), and close. Each action answers with a verdict (what changed) and the page's diff; one that left a dialog open says so, and dialog answers it. A popup the page opens takes the tab's view until it closes. upload sends only the files vroom mcp was started with (--file); downloads are kept in this session's folder.
 Irreversible actions (pay, order, delete, send...) and leaving a run's or a tab's sites ask your user through elicitation; a client that cannot ask gets them denied, with the reason.
 Past runs are resources: vroom://runs/ID.`
 
