@@ -189,6 +189,7 @@ func changes(res map[string]any) string {
 // oneLine fails the test unless err is one line naming all of names.
 func oneLine(t *testing.T, what, err string, names ...string) {
 	t.Helper()
+	t.Logf("%s: %s", what, err)
 	if strings.Contains(strings.TrimSpace(err), "\n") {
 		t.Errorf("%s: the error is not one line: %q", what, err)
 	}
@@ -293,12 +294,18 @@ func TestMCPInspectorFlows(t *testing.T) {
 
 		none := p.fail(t, "dialog", map[string]any{"tab": tab, "accept": true})
 		oneLine(t, "dialog with none open", none, "no dialog")
+		if none != "dialog: no dialog is open" {
+			t.Errorf("dialog with none open says %q, want the action named once", none)
+		}
 
 		tab, page = p.open(t, s.URL+"/board")
 		card := ref(t, page, "draggable", "Fix the login bug")
 		p.act(t, "click", map[string]any{"tab": tab, "ref": ref(t, page, "button", "Clear the board")})
 		vanished := p.fail(t, "drag", map[string]any{"tab": tab, "ref": card, "dx": 200})
-		oneLine(t, "a drag from a vanished card", vanished, card)
+		oneLine(t, "a drag from a vanished card", vanished, card, "no longer on the page")
+		if strings.Count(vanished, "drag ") != 1 {
+			t.Errorf("a drag from a vanished card: %q names the action more than once", vanished)
+		}
 
 		tab, page = p.open(t, s.URL+"/invoices")
 		got := p.act(t, "click", map[string]any{"tab": tab, "ref": ref(t, page, "link", "Backup of all years")})

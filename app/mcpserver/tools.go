@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -178,7 +179,7 @@ func (s *Server) act(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab
 	}
 	o, refused, err := d.guard.Act(ctx, a)
 	if err != nil {
-		return nil, actResult{}, fmt.Errorf("%s: %w", a, err)
+		return nil, actResult{}, actError(a, err)
 	}
 	out.Verdict, out.Effect, out.Navigated, out.URL = o.Summary, o.Effect, o.Navigated, o.URL
 	if refused != "" {
@@ -207,6 +208,16 @@ func (s *Server) act(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab
 		text += "\n" + out.Changes
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+// actError is a's failure as the client reads it: one line, naming the
+// action once (the browser's errors already start with it: "drag e2: e2:
+// the element is no longer on the page").
+func actError(a agents.Action, err error) error {
+	if strings.HasPrefix(err.Error(), string(a.Kind)+" ") || strings.HasPrefix(err.Error(), string(a.Kind)+":") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", a, err)
 }
 
 // dismiss cancels d's open dialog after its acceptance was denied, and
