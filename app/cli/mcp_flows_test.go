@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
+	"vroom/internal/testenv"
 	"vroom/internal/testkit"
 )
 
@@ -251,8 +253,8 @@ func (p *mcpProcess) dumpOnFailure(t *testing.T) {
 
 // TestMCPInspectorFlows: each flow an executor does, done by the
 // Inspector through vroom mcp, and judged by the fixture site: a CV
-// uploaded (only the file given with --file), an invoice downloaded into
-// the session's folder and its total read, cards dragged on two boards, a
+// uploaded (only the file given with --file), invoices (CSV, PDF) downloaded into
+// the session's folder and their totals read, cards dragged on two boards, a
 // hover menu, a sign-in popup, confirm, prompt and "leave site?"
 // answered, a confirm to delete denied (the Inspector cannot ask its
 // user), an alert loop and a canvas sheet.
@@ -335,6 +337,14 @@ func TestMCPInspectorFlows(t *testing.T) {
 		read := p.text(t, "read_download", map[string]any{"tab": tab, "download": "invoice-2026-03.csv"})
 		if !strings.Contains(read, "Total,123.45") || !strings.Contains(read, `trust="untrusted"`) || !strings.Contains(read, "(the end of the file)") {
 			t.Fatalf("read_download: %s", read)
+		}
+		if _, err := exec.LookPath("pdftotext"); err != nil {
+			testenv.Missing(t, "pdftotext (poppler-utils; build/deps.sh installs it)")
+		}
+		p.act(t, "click", map[string]any{"tab": tab, "ref": ref(t, page, "link", "April 2026")})
+		pdf := p.text(t, "read_download", map[string]any{"tab": tab, "download": "invoice-2026-04.pdf"})
+		if !strings.Contains(pdf, "Total due: 98.10 EUR") || !strings.Contains(pdf, `trust="untrusted"`) {
+			t.Fatalf("read_download of the PDF: %s", pdf)
 		}
 		files := filesUnder(t, filepath.Join(p.data, "mcp"), "invoice-2026-03")
 		if len(files) != 1 || !strings.HasSuffix(filepath.Dir(files[0]), "-downloads") {

@@ -85,8 +85,9 @@ func (s *AsksSite) apply(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "<!doctype html><title>Applied</title><p>Application received from %s.</p>", r.FormValue("name"))
 }
 
-// serveFiles serves the invoice portal's attachments: the March invoice,
-// a 4 MB archive and one announcing HugeDownload bytes.
+// serveFiles serves the invoice portal's attachments: the March invoice
+// (CSV), the April one (PDF), a 4 MB archive and one announcing
+// HugeDownload bytes.
 func (s *AsksSite) serveFiles(mux *http.ServeMux) {
 	attach := func(w http.ResponseWriter, name, mime string, size int) {
 		w.Header().Set("Content-Type", mime)
@@ -98,6 +99,10 @@ func (s *AsksSite) serveFiles(mux *http.ServeMux) {
 	mux.HandleFunc("GET /invoice-2026-03.csv", func(w http.ResponseWriter, r *http.Request) {
 		attach(w, "invoice-2026-03.csv", "text/csv", 0)
 		io.WriteString(w, "item,amount\nHosting,80.00\nSupport,43.45\nTotal,123.45\n")
+	})
+	mux.HandleFunc("GET /invoice-2026-04.pdf", func(w http.ResponseWriter, r *http.Request) {
+		attach(w, "invoice-2026-04.pdf", "application/pdf", 0)
+		w.Write(OnePagePDF("Invoice April 2026", "Total due: 98.10 EUR"))
 	})
 	mux.HandleFunc("GET /big.bin", func(w http.ResponseWriter, r *http.Request) {
 		attach(w, "big.bin", "application/octet-stream", 4<<20)
