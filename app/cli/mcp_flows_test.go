@@ -257,7 +257,8 @@ func (p *mcpProcess) dumpOnFailure(t *testing.T) {
 // the session's folder and their totals read, cards dragged on two boards, a
 // hover menu, a sign-in popup, confirm, prompt and "leave site?"
 // answered, a confirm to delete denied (the Inspector cannot ask its
-// user), an alert loop and a canvas sheet.
+// user) and approved by the user of the SDK's client, which can ask, an
+// alert loop and a canvas sheet; and bad input, each a one-line error.
 func TestMCPInspectorFlows(t *testing.T) {
 	apptest.Inspector(t)
 	cv := writeFile(t, "cv.pdf", []byte("%PDF-1.4 Ada Lovelace, engineer"))

@@ -1,5 +1,7 @@
 package mcpserver
 
+// What a page asks of a client's tab: downloads, dialogs.
+
 import (
 	"fmt"
 	"net/http"
@@ -116,4 +118,31 @@ func TestMCPAlertLoop(t *testing.T) {
 	if took > 30*time.Second {
 		t.Errorf("the loop took %v: an answer waits on the blocked page", took)
 	}
+}
+
+// While a dialog waits, looking at the page says so at once, in one line
+// naming it, instead of waiting on the blocked page; the answer then
+// goes through.
+func TestMCPLookWhileDialogWaits(t *testing.T) {
+	t.Parallel()
+	s := apptest.NewAsksSite(t)
+	h := newMCPHarness(t)
+	cs := h.connect(t, "stdio", nil)
+	var page pageResult
+	callTool(t, cs, "open", map[string]any{"url": s.URL + "/project"}, &page)
+	var res actResult
+	callTool(t, cs, "click", map[string]any{"tab": page.Tab, "ref": modeltest.Ref(page.Page, "button", "Archive")}, &res)
+	if res.Dialog == nil || res.Dialog.Kind != "confirm" || res.Dialog.Message != "Archive this project?" {
+		t.Fatalf("the click's result: %+v", res)
+	}
+	for _, tool := range []string{"observe", "read_page"} {
+		start := time.Now()
+		err := callToolErr(t, cs, tool, map[string]any{"tab": page.Tab})
+		t.Logf("%s: %s (%v)", tool, err, time.Since(start))
+		if !strings.Contains(err, "Archive this project?") || strings.Contains(err, "\n") || time.Since(start) > 3*time.Second {
+			t.Errorf("%s while a confirm waits: %q after %v", tool, err, time.Since(start))
+		}
+	}
+	callTool(t, cs, "dialog", map[string]any{"tab": page.Tab, "accept": true}, &res)
+	testkit.WaitFor(t, 10*time.Second, "the project archived", func() bool { return s.HasEvent("archived") })
 }
