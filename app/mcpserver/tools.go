@@ -137,6 +137,9 @@ func (s *Server) page(ctx context.Context, t agents.Tab, o agents.FindOptions) (
 		obs, err = t.Observe(ctx)
 	}
 	if err != nil {
+		if strings.HasPrefix(err.Error(), "observe "+t.ID()) {
+			return nil, pageResult{}, err // the browser's error names the tab already
+		}
 		return nil, pageResult{}, fmt.Errorf("observe tab %s: %w", t.ID(), err)
 	}
 	out := pageResult{Tab: t.ID(), URL: obs.URL, Title: obs.Title, Page: obs.Text}
