@@ -94,57 +94,100 @@ func CheckUpload(given []string, files []string) error {
 
 // listDownloads is the downloads tool.
 func (e *executor) listDownloads(ctx context.Context) toolOut {
-	d, ok := downloadsOf(e.tab)
+	text, n, err := DownloadsCall(ctx, e.tab)
+	if err != nil {
+		return toolOut{text: "error: " + err.Error()}
+	}
+	e.logStep(toolCall{Name: "downloads"}, "{}", fmt.Sprintf("%d downloads", n), true, "", 0)
+	return toolOut{text: text}
+}
+
+// DownloadsCall is the downloads tool for any holder of t (an executor,
+// an MCP client): the list as the model reads it, and how many there are.
+func DownloadsCall(ctx context.Context, t Tab) (text string, n int, err error) {
+	d, ok := downloadsOf(t)
 	if !ok {
-		return toolOut{text: "error: downloads: " + ErrNoDownloads.Error()}
+		return "", 0, fmt.Errorf("downloads: %w", ErrNoDownloads)
 	}
 	list, err := d.Downloads(ctx)
 	if err != nil {
-		return toolOut{text: "error: downloads: " + err.Error()}
+		return "", 0, fmt.Errorf("downloads: %w", err)
 	}
-	e.logStep(toolCall{Name: "downloads"}, "{}", fmt.Sprintf("%d downloads", len(list)), true, "", 0)
 	if len(list) == 0 {
-		return toolOut{text: "no downloads in this run yet"}
+		return "no downloads in this run yet", 0, nil
 	}
 	lines := make([]string, len(list))
 	for i, x := range list {
 		lines[i] = x.String()
 	}
-	return toolOut{text: "this run's downloads (id, name, size, type, state):\n" + strings.Join(lines, "\n")}
+	return "this run's downloads (id, name, size, type, state):\n" + strings.Join(lines, "\n"), len(list), nil
 }
 
-// readDownload is the read_download tool: the file's text from cursor, a
-// bounded page of it, fenced as page data (a file is whatever a site
-// sent).
+// readDownload is the read_download tool.
 func (e *executor) readDownload(ctx context.Context, tc toolCall) toolOut {
-	def, _ := lookup(e.defs, tc.Name)
-	v, err := def.Decode(tc.Args)
-	if err != nil {
+	p, err := ReadDownloadCall(ctx, e.tab, tc.Args)
+	if errors.Is(err, ErrBadArgs) {
 		return toolOut{malformed: true, text: "error: " + err.Error()}
 	}
-	x := *v.(*readDownloadArgs)
-	if strings.TrimSpace(x.Download) == "" {
-		return toolOut{malformed: true, text: "error: read_download needs download: an id or file name from downloads"}
-	}
-	d, ok := downloadsOf(e.tab)
-	if !ok {
-		return toolOut{text: "error: read_download: " + ErrNoDownloads.Error()}
-	}
-	text, err := d.ReadDownload(ctx, x.Download)
 	if err != nil {
-		return toolOut{text: "error: read_download " + x.Download + ": " + err.Error()}
+		return toolOut{text: "error: " + err.Error()}
 	}
-	if x.Cursor < 0 || x.Cursor > len(text) {
-		return toolOut{text: fmt.Sprintf("error: read_download: cursor %d is outside the text (%d bytes)", x.Cursor, len(text))}
+	e.logStep(tc, tc.Args, "read "+p.Download, true, "", p.Bytes)
+	return toolOut{text: p.Text, kind: pageTextMsg}
+}
+
+// ErrBadArgs marks an error in a call's arguments themselves, rather than
+// in what they name (errors.Is); its message is the argument error's.
+var ErrBadArgs = errors.New("bad arguments")
+
+// badArgs is an argument error, which is ErrBadArgs.
+type badArgs struct{ error }
+
+func (badArgs) Is(target error) bool { return target == ErrBadArgs }
+func (b badArgs) Unwrap() error      { return b.error }
+
+// DownloadPage is one page of a downloaded file's text, as read_download
+// returns it.
+type DownloadPage struct {
+	// Text is the page fenced as page data (a file is whatever a site
+	// sent), then where to go on.
+	Text string
+	// Download is the download as the call named it; Bytes how much of
+	// its text the page holds.
+	Download string
+	Bytes    int
+}
+
+// ReadDownloadCall is read_download for any holder of t: its arguments
+// (raw JSON, decoded as the executor's) and the page of the file's text
+// from their cursor.
+func ReadDownloadCall(ctx context.Context, t Tab, raw string) (DownloadPage, error) {
+	var x readDownloadArgs
+	if err := decodeArgs("read_download", raw, &x); err != nil {
+		return DownloadPage{}, badArgs{err}
 	}
-	part := truncate(text[x.Cursor:], downloadPage)
+	if strings.TrimSpace(x.Download) == "" {
+		return DownloadPage{}, badArgs{errors.New("read_download needs download: an id or file name from downloads")}
+	}
+	d, ok := downloadsOf(t)
+	if !ok {
+		return DownloadPage{}, fmt.Errorf("read_download: %w", ErrNoDownloads)
+	}
+	all, err := d.ReadDownload(ctx, x.Download)
+	if err != nil {
+		return DownloadPage{}, fmt.Errorf("read_download %s: %w", x.Download, err)
+	}
+	if x.Cursor < 0 || x.Cursor > len(all) {
+		return DownloadPage{}, fmt.Errorf("read_download: cursor %d is outside the text (%d bytes)", x.Cursor, len(all))
+	}
+	part := truncate(all[x.Cursor:], downloadPage)
 	next := x.Cursor + len(part)
 	more := "(the end of the file)"
-	if next < len(text) {
+	if next < len(all) {
 		more = fmt.Sprintf("(more follows: read_download with cursor %d)", next)
 	}
-	e.logStep(tc, tc.Args, "read "+x.Download, true, "", len(part))
-	return toolOut{text: "the text of " + x.Download + ":\n" + fence("download:"+x.Download, part) + "\n" + more, kind: pageTextMsg}
+	return DownloadPage{Text: "the text of " + x.Download + ":\n" + fence("download:"+x.Download, part) + "\n" + more,
+		Download: x.Download, Bytes: len(part)}, nil
 }
 
 // dismissDenied cancels the dialog whose acceptance was denied, so the

@@ -177,8 +177,8 @@ func executorDefs() []ToolDef {
 		acting("dialog", "Answer the page's open dialog (confirm, prompt, leave page): accept or cancel, with text for a prompt.", func(x dialogArgs) (Action, error) {
 			return Action{Kind: ActDialog, Accept: x.Accept, Text: x.Text}, nil
 		}),
-		define[noArgs]("downloads", "List this run's downloads: id, name, size, type, state."),
-		define[readDownloadArgs]("read_download", "Read a downloaded file's text (CSV, text, JSON, HTML, PDF), a page at a time."),
+		define[noArgs]("downloads", "List this run's downloads: id, name, size, type, state.").page(),
+		define[readDownloadArgs]("read_download", "Read a downloaded file's text (CSV, text, JSON, HTML, PDF), a page at a time.").page(),
 		define[noArgs]("screenshot", "See the page as an image, for canvas apps and anything that only means something as pixels. Coordinates for click_at are in its pixels.").page(),
 		acting("click_at", "Click at a point of the latest screenshot.", func(x pointArgs) (Action, error) {
 			return Action{Kind: ActClickAt, X: x.X, Y: x.Y}, nil

@@ -68,7 +68,10 @@ func (w *watchedTab) secrets() []Secret {
 // that may send a request. Best effort: a tab that cannot say still has
 // what the run saw checked.
 func (w *watchedTab) readSecrets(ctx context.Context, a Action) {
-	if w.guarded == nil || a.Kind == ActScroll || a.Kind == ActNavigate {
+	if w.guarded == nil || a.Kind == ActScroll || a.Kind == ActNavigate || a.Kind == ActDialog {
+		// A dialog blocks the page, so reading it would wait out the
+		// call's deadline; what it held is what was read before the
+		// action that raised the dialog, which is kept.
 		return
 	}
 	w.allowSockets(ctx)

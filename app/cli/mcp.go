@@ -24,9 +24,11 @@ import (
 const mcpUsage = `usage: vroom mcp [flags]
 
 Serves Vroom to MCP clients (Claude Desktop, Claude Code, Cursor...):
-run_task runs a whole task with Vroom's agents, and open, observe, click,
-type, select, press, scroll, wait, screenshot and close drive one tab.
-Past runs are resources (vroom://runs/ID).
+run_task runs a whole task with Vroom's agents, and open, close and the
+executors' page tools (observe, click, type, navigate, upload, drag,
+dialog, downloads, read_download...) drive one tab. Uploads send only the
+files given with --file; downloads go to DATA/mcp/ID-downloads, this
+session's own folder. Past runs are resources (vroom://runs/ID).
 
 By default it speaks MCP on stdin and stdout, as a client starts it. With
 --http it serves streamable HTTP on a loopback address instead, and prints

@@ -7,7 +7,10 @@
 // a client drive a tab itself through the agents' own adapter, gated by
 // agents.Classify and the tab's exfiltration guard (tools.go, guard.go,
 // driven.go); those tools are the tool table's page tools with the tab
-// added, generated from agents.PageTools (pagetools.go); confirmations and questions go to the client's user through
+// added, generated from agents.PageTools (pagetools.go); the client's
+// uploads are only of the files it was started with (Env.Files), and its
+// downloads are saved in the session's own folder under the data dir
+// (Server.Downloads); confirmations and questions go to the client's user through
 // elicitation (elicit.go); past runs are resources (resources.go). It
 // speaks the protocol versions before 2026-07-28, whose servers may still
 // send an elicitation in the middle of a tool call.

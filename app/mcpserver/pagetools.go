@@ -39,6 +39,10 @@ func (s *Server) lookers() map[string]looker {
 		"wait":       {s.wait, outSchema[waitResult]()},
 		"screenshot": {s.screenshot, nil},
 		"read_page":  {s.readPage, nil},
+		// The downloads are the session's (Server.Downloads), whichever
+		// tab is named: the client is their one holder.
+		"downloads":     {s.downloads, nil},
+		"read_download": {s.readDownload, nil},
 	}
 }
 
@@ -173,4 +177,24 @@ func (s *Server) readPage(ctx context.Context, req *mcp.CallToolRequest, d *driv
 		return nil, nil, fmt.Errorf("tab %s: %w", id, err)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+}
+
+// downloads lists the session's downloads, which the actions of the
+// client's tabs saved into its folder.
+func (s *Server) downloads(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab, id, args string) (*mcp.CallToolResult, any, error) {
+	text, _, err := agents.DownloadsCall(ctx, d.current())
+	if err != nil {
+		return nil, nil, fmt.Errorf("tab %s: %w", id, err)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+}
+
+// readDownload reads a page of a downloaded file's text, fenced as the
+// executor's read_download is: a file is whatever a site sent.
+func (s *Server) readDownload(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab, id, args string) (*mcp.CallToolResult, any, error) {
+	p, err := agents.ReadDownloadCall(ctx, d.current(), args)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: p.Text}}}, nil, nil
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -55,6 +57,9 @@ type Env struct {
 	// its runs (vroom mcp --file): a page that talks the client's model
 	// into uploading another file gets a refusal.
 	Files []string
+	// MaxDownload caps one download of the client's tabs, in bytes (0:
+	// runner.DefaultMaxDownload).
+	MaxDownload int64
 	// Edit adjusts each run's configuration (tests: a faster floor).
 	Edit func(*agents.Config)
 	// EditModel adjusts each run's model client (tests: a wait told
@@ -74,6 +79,9 @@ type Server struct {
 	// tabs lends the browser's tabs to the client, through the same
 	// adapter the agents use (compact observations, diffs, verified input).
 	tabs *runner.Tabs
+	// dlDir is the session's folder, under the data dir, where the
+	// client's tabs save what they download (a run saves into its own).
+	dlDir string
 
 	mu     sync.Mutex
 	runs   map[string]*agents.Run // by run id
@@ -88,6 +96,16 @@ func New(ctx context.Context, env Env) *Server {
 	}
 	s := &Server{env: env, ctx: ctx, runs: map[string]*agents.Run{}, driven: map[string]*drivenTab{}}
 	s.tabs = runner.NewTabs(ctx, env.Browser, env.Endpoints, browser.ObserveOptions{})
+	if env.DataDir != "" {
+		// Without a data dir the browser's own folder takes them, gone
+		// when it closes: never the person's Downloads.
+		s.dlDir = filepath.Join(env.DataDir, "mcp", agents.NewRunID(time.Now())+"-downloads")
+		maxDL := env.MaxDownload
+		if maxDL <= 0 {
+			maxDL = runner.DefaultMaxDownload
+		}
+		s.tabs.SetDownloads(browser.DownloadOptions{Dir: s.dlDir, MaxBytes: maxDL})
+	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "vroom", Title: "Vroom", Version: "1"}, &mcp.ServerOptions{
 		Instructions: mcpInstructions,
 		// See mcpProtocols for why not the newest.
@@ -102,11 +120,16 @@ func New(ctx context.Context, env Env) *Server {
 
 const mcpInstructions = `Vroom is a browser driven by AI agents.
 run_task hands a whole task to Vroom: a planner splits it and agents work in parallel browser tabs; progress notifications report each agent starting, acting, speaking and finishing, and the result holds every agent's result. stop_run stops a run by its id (the first progress message names it).
-To drive one tab yourself: open (a URL; you get the tab id and a compact observation with refs like e12), then observe, click, type, select, press, scroll, wait, screenshot, close. Each action answers with a verdict (what changed) and the page's diff.
+To drive one tab yourself: open (a URL; you get the tab id and a compact observation with refs like e12), then the page tools (observe, click, type, navigate, wait, read_page, upload, drag, hover, dialog, downloads, read_download...), and close. Each action answers with a verdict (what changed) and the page's diff; one that left a dialog open says so, and dialog answers it. A popup the page opens takes the tab's view until it closes. upload sends only the files vroom mcp was started with (--file); downloads are kept in this session's folder.
 Irreversible actions (pay, order, delete, send...) and leaving a run's or a tab's sites ask your user through elicitation; a client that cannot ask gets them denied, with the reason.
 Past runs are resources: vroom://runs/ID.`
 
-// close stops what the server still holds: every run going (killed, so
+// Downloads is the folder the client's tabs save their downloads into:
+// the session's own, under the data dir ("" without one: the browser's,
+// removed when it closes).
+func (s *Server) Downloads() string { return s.dlDir }
+
+// Close stops what the server still holds: every run going (killed, so
 // each logs why) and the client's tabs.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -46,6 +47,15 @@ type actResult struct {
 	// Denied says why the action was not performed: the safety gate's
 	// reason, and why nobody approved it.
 	Denied string `json:"denied,omitempty"`
+	// Dialog is the page's dialog the action left open: the dialog tool
+	// answers it, and until then the page does nothing.
+	Dialog *dialogInfo `json:"dialog,omitempty"`
+}
+
+// dialogInfo is a JavaScript dialog waiting for an answer.
+type dialogInfo struct {
+	Kind    string `json:"kind" jsonschema:"confirm, prompt or beforeunload"`
+	Message string `json:"message"`
 }
 
 type waitResult struct {
@@ -127,6 +137,9 @@ func (s *Server) page(ctx context.Context, t agents.Tab, o agents.FindOptions) (
 		obs, err = t.Observe(ctx)
 	}
 	if err != nil {
+		if strings.HasPrefix(err.Error(), "observe "+t.ID()) {
+			return nil, pageResult{}, err // the browser's error names the tab already
+		}
 		return nil, pageResult{}, fmt.Errorf("observe tab %s: %w", t.ID(), err)
 	}
 	out := pageResult{Tab: t.ID(), URL: obs.URL, Title: obs.Title, Page: obs.Text}
@@ -159,31 +172,64 @@ func (s *Server) act(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab
 		}
 		out.Denied = err.Error()
 		out.Verdict = a.String() + " was not performed"
+		if a.Kind == agents.ActDialog {
+			// As for an executor: the dialog whose acceptance was
+			// denied is dismissed, so the page goes on without doing
+			// what it asked.
+			out.Denied += s.dismiss(ctx, d)
+		}
 		return deniedResult(out), out, nil
 	}
 	o, refused, err := d.guard.Act(ctx, a)
 	if err != nil {
-		return nil, actResult{}, fmt.Errorf("%s: %w", a, err)
+		return nil, actResult{}, actError(a, err)
 	}
 	out.Verdict, out.Effect, out.Navigated, out.URL = o.Summary, o.Effect, o.Navigated, o.URL
 	if refused != "" {
 		out.Denied = refused + "; the page did not send it"
 		return deniedResult(out), out, nil
 	}
-	if o.Navigated {
+	switch {
+	case o.Dialog != nil:
+		// The page runs nothing until its dialog is answered: looking at
+		// it now would wait for that.
+		out.Dialog = &dialogInfo{Kind: o.Dialog.Kind, Message: o.Dialog.Message}
+		out.Changes = "(the page waits for the dialog: answer it with the dialog tool)"
+	case o.Navigated:
 		obs, err := d.guard.Tab().Observe(ctx)
 		out.Changes = obs.Text
 		if err != nil {
 			out.Changes = "(the new page could not be observed: " + err.Error() + ")"
 		}
-	} else if out.Changes, err = d.guard.Tab().Diff(ctx); err != nil {
-		out.Changes = "(what changed could not be read: " + err.Error() + ")"
+	default:
+		if out.Changes, err = d.guard.Tab().Diff(ctx); err != nil {
+			out.Changes = "(what changed could not be read: " + err.Error() + ")"
+		}
 	}
 	text := out.Verdict
 	if out.Changes != "" {
 		text += "\n" + out.Changes
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+// actError is a's failure as the client reads it: one line, naming the
+// action once (the browser's errors already start with it: "drag e2: e2:
+// the element is no longer on the page").
+func actError(a agents.Action, err error) error {
+	if strings.HasPrefix(err.Error(), string(a.Kind)+" ") || strings.HasPrefix(err.Error(), string(a.Kind)+":") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", a, err)
+}
+
+// dismiss cancels d's open dialog after its acceptance was denied, and
+// says so (or why it could not be).
+func (s *Server) dismiss(ctx context.Context, d *drivenTab) string {
+	if _, _, err := d.guard.Act(ctx, agents.Action{Kind: agents.ActDialog}); err != nil {
+		return "; dismissing the dialog failed: " + err.Error()
+	}
+	return "; the dialog was dismissed (Cancel)"
 }
 
 // deniedResult is a refused action's result: an error for the client's

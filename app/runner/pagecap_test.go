@@ -40,7 +40,7 @@ func TestDownloadOverTheCap(t *testing.T) {
 		t.Errorf("the click's result: %s", o.Summary)
 	}
 	_, err = tab.ReadDownload(ctx, "big.bin")
-	if !errors.Is(err, browser.ErrDownloadFailed) || err.Error() != "download failed: big.bin: larger than the cap of 1.0 MB (4.0 MB)" {
+	if !errors.Is(err, browser.ErrDownloadFailed) || err.Error() != "the download of big.bin failed (larger than the cap of 1.0 MB (4.0 MB)): there is no file to read" {
 		t.Errorf("read_download of the capped file: %v", err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {

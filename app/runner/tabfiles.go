@@ -161,9 +161,9 @@ func (a *Tab) ReadDownload(ctx context.Context, which string) (string, error) {
 		switch d.State {
 		case browser.DownloadStateDone:
 		case browser.DownloadStateFailed:
-			return "", fmt.Errorf("%w: %s: %s", browser.ErrDownloadFailed, d.Name, d.Err)
+			return "", failedDownload{fmt.Sprintf("the download of %s failed (%s): there is no file to read", d.Name, d.Err)}
 		default:
-			return "", fmt.Errorf("%s: not done yet", d)
+			return "", fmt.Errorf("%s is %s, not done", d.Name, d.State)
 		}
 		return fileText(ctx, d.Path, d.MIME)
 	}
@@ -246,3 +246,10 @@ func GivenFiles(task string, passed []string) []string {
 	}
 	return out
 }
+
+// failedDownload says why a download has no file to read, in one line
+// for the model, and is browser.ErrDownloadFailed for errors.Is.
+type failedDownload struct{ msg string }
+
+func (e failedDownload) Error() string { return e.msg }
+func (e failedDownload) Unwrap() error { return browser.ErrDownloadFailed }

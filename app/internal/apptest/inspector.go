@@ -59,3 +59,30 @@ func Structured(t *testing.T, v map[string]any) map[string]any {
 	}
 	return sc
 }
+
+// InspectError runs the Inspector's CLI with args for a tool call that
+// must fail: the Inspector prints the result and exits non-zero. It
+// returns the error's text as the client's model reads it.
+func InspectError(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, Inspector(t), append([]string{"--cli"}, args...)...)
+	cmd.Env = os.Environ()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err == nil {
+		t.Fatalf("inspector %v succeeded: %s", args, out)
+	}
+	var v struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if jerr := json.Unmarshal(out, &v); jerr != nil || !v.IsError || len(v.Content) == 0 {
+		t.Fatalf("inspector %v: %v, printed %s\n%s", args, err, out, stderr.String())
+	}
+	return v.Content[0].Text
+}

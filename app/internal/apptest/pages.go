@@ -12,8 +12,10 @@ var testdata embed.FS
 // Pages are the fixture pages (testdata): a shop, a quote desk, a blog
 // full of injections, forms, a spreadsheet, a page whose script never
 // yields (busy.html) and one that redirects itself forever
-// (redirectloop.html), and under flows/ the pages that behave like real
-// sites (typeahead, a stepper, popups, consent).
+// (redirectloop.html), under flows/ the pages that behave like real
+// sites (typeahead, a stepper, popups, consent), and under asks/ those
+// that ask the browser for files, downloads, drags, dialogs and windows
+// (AsksSite).
 func Pages() fs.FS {
 	sub, err := fs.Sub(testdata, "testdata")
 	if err != nil {
