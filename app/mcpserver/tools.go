@@ -99,7 +99,12 @@ func (s *Server) open(ctx context.Context, req *mcp.CallToolRequest, in openArgs
 	s.mu.Lock()
 	s.driven[at.ID()] = d
 	s.mu.Unlock()
-	return s.page(ctx, d.guard.Tab(), agents.FindOptions{})
+	res, out, err := s.page(ctx, d.guard.Tab(), agents.FindOptions{})
+	if err == nil {
+		// The new tab's id is what the client's next call names.
+		res.Content = []mcp.Content{&mcp.TextContent{Text: "tab " + out.Tab + "\n" + out.Page}}
+	}
+	return res, out, err
 }
 
 // webURL parses raw, the URL op opens: an http or https one only.
@@ -128,6 +133,8 @@ func (s *Server) tab(id string) (*drivenTab, error) {
 
 // page observes t (a guarded tab, so the guard sees what the page shows):
 // the whole view (and Diff's new baseline), or a search when o narrows it.
+// Its text is the page's alone: the page line names the title and URL,
+// and the client named the tab.
 func (s *Server) page(ctx context.Context, t agents.Tab, o agents.FindOptions) (*mcp.CallToolResult, pageResult, error) {
 	var obs agents.Observation
 	var err error
@@ -143,8 +150,7 @@ func (s *Server) page(ctx context.Context, t agents.Tab, o agents.FindOptions) (
 		return nil, pageResult{}, fmt.Errorf("observe tab %s: %w", t.ID(), err)
 	}
 	out := pageResult{Tab: t.ID(), URL: obs.URL, Title: obs.Title, Page: obs.Text}
-	text := fmt.Sprintf("tab %s: %s (%s)\n%s", out.Tab, out.Title, out.URL, out.Page)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Page}}}, out, nil
 }
 
 // act performs a on the client's tab, after the safety gate: an
