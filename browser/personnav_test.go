@@ -131,4 +131,3 @@ func TestShowAtReflows(t *testing.T) {
 		t.Fatalf("a 10 px wide view: %v, want ErrBadArgument", err)
 	}
 }
-
