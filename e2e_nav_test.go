@@ -133,6 +133,23 @@ func (s *navSite) laidOutAt(t *testing.T, what, page string, ok func(navReport) 
 	return got
 }
 
+// waitShows waits until page has been shown n times (its pageshow: a
+// load, a reload, or a return from the back-forward cache).
+func (s *navSite) waitShows(t *testing.T, what, page string, n int) {
+	t.Helper()
+	testkit.WaitFor(t, 30*time.Second, what, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		k := 0
+		for _, r := range s.reports {
+			if r.Page == page && r.What == "show" {
+				k++
+			}
+		}
+		return k >= n
+	})
+}
+
 // waitLoads waits until page has been served n times.
 func (s *navSite) waitLoads(t *testing.T, what, page string, n int) {
 	t.Helper()
@@ -302,27 +319,27 @@ func TestWindowNavPage(t *testing.T) {
 	img := d.await(t, "the start page's links shown", func(img image.Image) bool { return region(img, navGreen).Dx() > 100 })
 	save(t, screenshotDir(t), "desktop-browsing", img)
 	d.clickAt(t, centre(region(img, navGreen)))
-	site.waitLoads(t, "the next page", "second", 1)
+	site.waitShows(t, "the next page", "second", 1)
 	d.xdo(t, "key", "alt+Left")
-	site.waitLoads(t, "Alt+Left going back", "start", 2)
+	site.waitShows(t, "Alt+Left going back", "start", 2)
 	d.await(t, "the start page shown again", func(img image.Image) bool { return region(img, navMagenta).Dx() > 100 })
 	d.clickAt(t, toolbarButton(1))
-	site.waitLoads(t, "the forward button", "second", 2)
+	site.waitShows(t, "the forward button", "second", 2)
 	d.clickAt(t, toolbarButton(2))
-	site.waitLoads(t, "the reload button", "second", 3)
+	site.waitShows(t, "the reload button", "second", 3)
 	d.clickAt(t, toolbarButton(0))
-	site.waitLoads(t, "the back button", "start", 3)
+	site.waitShows(t, "the back button", "start", 3)
 	d.xdo(t, "key", "alt+Right")
-	site.waitLoads(t, "Alt+Right going forward", "second", 4)
+	site.waitShows(t, "Alt+Right going forward", "second", 4)
 	d.xdo(t, "key", "F5")
-	site.waitLoads(t, "F5 reloading", "second", 5)
+	site.waitShows(t, "F5 reloading", "second", 5)
 
 	// An edit taken back by Esc: Enter then opens the page's own URL.
 	d.clickAt(t, image.Pt(640, 22))
 	d.xdo(t, "key", "End")
 	d.xdo(t, "type", "--delay", "10", "?typo")
 	d.xdo(t, "key", "Escape", "Return")
-	site.waitLoads(t, "the restored address opened", "second", 6)
+	site.waitShows(t, "the restored address opened", "second", 6)
 	// The box holds the page's URL: what is typed after it extends it.
 	d.clickAt(t, image.Pt(640, 22))
 	d.xdo(t, "key", "End")

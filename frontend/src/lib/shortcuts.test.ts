@@ -13,6 +13,7 @@ describe('shortcutOf', () => {
     expect(shortcutOf(k('Tab', ctrl))).toBe('next-tab')
     expect(shortcutOf(k('Tab', { ctrlKey: true, shiftKey: true }))).toBe('prev-tab')
     expect(shortcutOf(k('PageDown', ctrl))).toBe('next-tab')
+    expect(shortcutOf({ ...k('ISO_Left_Tab', { ctrlKey: true, shiftKey: true }), code: 'Tab' })).toBe('prev-tab')
     expect(shortcutOf(k('f', ctrl))).toBe('find')
     expect(shortcutOf(k('L', { metaKey: true }))).toBe('focus-omnibox')
   })

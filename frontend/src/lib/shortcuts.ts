@@ -44,7 +44,8 @@ export function shortcutOf(ev: KeyLike): Command | null {
   if (key === 'F5') return ev.shiftKey || ctrl ? 'hard-reload' : 'reload'
   if (key === 'Escape' && ev.shiftKey && !ctrl) return 'stop-run'
   if (!ctrl || ev.altKey) return null
-  if (key === 'Tab') return ev.shiftKey ? 'prev-tab' : 'next-tab'
+  // By code too: GTK names Shift+Tab ISO_Left_Tab.
+  if (key === 'Tab' || ev.code === 'Tab') return ev.shiftKey ? 'prev-tab' : 'next-tab'
   if (key === 'PageDown' && !ev.shiftKey) return 'next-tab'
   if (key === 'PageUp' && !ev.shiftKey) return 'prev-tab'
   // Zoom keys by their code too: Ctrl+plus is Shift+= on most layouts.
