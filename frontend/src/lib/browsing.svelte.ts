@@ -56,8 +56,10 @@ class Browsing {
         omniboxInput()?.select()
         return
       case 'new-tab':
-        await api.newTab('')
+        // Focused at once, so what is typed while the tab opens goes there.
         omniboxInput()?.focus()
+        omniboxInput()?.select()
+        await api.newTab('')
         return
       case 'reopen-tab':
         await api.reopenClosedTab()
