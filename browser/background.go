@@ -1,5 +1,13 @@
 package browser
 
+import (
+	"context"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
 // A link opened in a new tab by a middle click or a Ctrl (or Cmd) click
 // becomes a page target with no opener: Chromium keeps no window.opener
 // for it. It carries its URL from the start, which a tab Open asks for
@@ -33,4 +41,16 @@ func (b *Browser) adoptBackground(s *session, id, url string) {
 	if _, err := b.adopt(s.ctx, s, id, ""); err != nil {
 		b.opts.Logf("tab opened in the background at %s: %v", url, err)
 	}
+}
+
+// createTab creates a target and adopts it, holding creating so the
+// target's creation event does not adopt it a second time.
+func (b *Browser) createTab(ctx context.Context, s *session, p target.CreateTargetParams) (*Tab, error) {
+	b.creating.RLock()
+	defer b.creating.RUnlock()
+	res, err := cdp.Call(ctx, chromedp.FromContext(s.ctx).Browser, target.CreateTarget, p)
+	if err != nil {
+		return nil, b.mapErr(err)
+	}
+	return b.adopt(ctx, s, string(res.TargetID), "")
 }

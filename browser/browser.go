@@ -547,18 +547,6 @@ func (b *Browser) open(ctx context.Context, url string, r openRoute) (*Tab, erro
 	return t, nil
 }
 
-// createTab creates a target and adopts it, holding creating so the
-// target's creation event does not adopt it a second time.
-func (b *Browser) createTab(ctx context.Context, s *session, p target.CreateTargetParams) (*Tab, error) {
-	b.creating.RLock()
-	defer b.creating.RUnlock()
-	res, err := cdp.Call(ctx, chromedp.FromContext(s.ctx).Browser, target.CreateTarget, p)
-	if err != nil {
-		return nil, b.mapErr(err)
-	}
-	return b.adopt(ctx, s, string(res.TargetID), "")
-}
-
 // Tab returns the tab with the id.
 func (b *Browser) Tab(id string) (*Tab, error) {
 	b.mu.Lock()
