@@ -18,6 +18,11 @@ class Browsing {
   findSeq = $state(0)
   error = $state('')
 
+  /** away is true while a run's agents fill the main view instead of the tab. */
+  get away(): boolean {
+    return desk.showRun && !!desk.run
+  }
+
   /** tab is the tab the toolbar acts on: the one shown large. */
   get tab(): string {
     return desk.active
@@ -74,7 +79,9 @@ class Browsing {
         if (desk.running) await api.stopRun()
         return
     }
-    if (!id) return
+    // The tab's own commands act on the tab shown: none while a run's
+    // agents fill the view.
+    if (!id || this.away) return
     switch (cmd) {
       case 'close-tab': return api.closeTab(id)
       case 'stop-loading': return api.stopLoading(id)
