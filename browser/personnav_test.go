@@ -1,8 +1,10 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"image/jpeg"
 	"strings"
 	"testing"
 	"time"
@@ -126,6 +128,25 @@ func TestShowAtReflows(t *testing.T) {
 	}
 	if got := eval[string](t, tab, `innerWidth+'x'+innerHeight+'@'+devicePixelRatio`); got != "900x600@2" {
 		t.Fatalf("viewport = %q; want 900x600@2", got)
+	}
+	// The frames say the viewport in CSS pixels, which the view maps the
+	// person's pointer through. (Headless Chromium's screencast captures
+	// at CSS pixels whatever the emulated ratio: a frame for a view of
+	// ratio 2 is 900 pixels wide, drawn twice as large.)
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	frames, err := tab.Screencast(sctx, ScreencastOptions{MaxWidth: 1800, MaxHeight: 1200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case f := <-frames:
+		img, err := jpeg.DecodeConfig(bytes.NewReader(f.Data))
+		if err != nil || f.Width != 900 || f.Height != 600 || img.Width < 900 {
+			t.Fatalf("frame of %dx%d CSS px, %d px wide (%v); want 900x600, at least 900 wide", f.Width, f.Height, img.Width, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no frame")
 	}
 	if err := tab.ShowAt(ctx, 10, 600, 1); !errors.Is(err, ErrBadArgument) {
 		t.Fatalf("a 10 px wide view: %v, want ErrBadArgument", err)
