@@ -243,7 +243,7 @@ func startNav(t *testing.T) (*desktopApp, *navSite, *modeltest.Server) {
 // the window as it is resized; a link middle-clicked opens a sidebar tab
 // in the background, which loads; window.open shows the new window;
 // Ctrl+Tab, Ctrl+W, Ctrl+Shift+T, Ctrl+T and Ctrl+L work with the focus
-// in the page or in the UI.
+// in the page or in the UI; a Ctrl+click opens a background tab too.
 func TestWindowNavTabs(t *testing.T) {
 	d, site, srv := startNav(t)
 	ww, _ := d.windowSize(t)
@@ -296,6 +296,15 @@ func TestWindowNavTabs(t *testing.T) {
 	d.xdo(t, "type", "--delay", "10", site.URL+"/page/second")
 	d.xdo(t, "key", "Return")
 	site.waitLoads(t, "the page typed after Ctrl+L", "second", 1)
+	// A Ctrl+click opens the link in the background too.
+	img = d.await(t, "the second page shown", func(img image.Image) bool { return region(img, navYellow).Dx() > 100 })
+	link = region(img, navYellow)
+	d.xdo(t, "mousemove", "--window", d.window, strconv.Itoa(centre(link).X), strconv.Itoa(centre(link).Y))
+	d.xdo(t, "keydown", "ctrl", "click", "1", "keyup", "ctrl")
+	site.waitLoads(t, "the Ctrl+clicked link loading", "opened", 3)
+	d.await(t, "its tab in the sidebar, the second page still shown", func(img image.Image) bool {
+		return tabRows(img) == 5 && region(img, navYellow).Dx() > 100 && region(img, navOrange).Dx() < 500
+	})
 	if n := len(srv.Requests("planner")); n != 0 {
 		t.Errorf("the planner was asked %d times: an address went as a task", n)
 	}
