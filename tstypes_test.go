@@ -61,6 +61,8 @@ func uiTypes() ([]byte, error) {
 		reflect.TypeFor[app.ConfirmAnswer](),
 		reflect.TypeFor[browser.PointerInput](),
 		reflect.TypeFor[browser.KeyInput](),
+		reflect.TypeFor[app.NavState](),
+		reflect.TypeFor[browser.FindResult](),
 	)
 	g.Events("Events", "Events maps each namespaced Go → UI event to its payload.", reflect.TypeFor[app.Event[any]](), []tsgen.Field{
 		event(app.EventTabs),

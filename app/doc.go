@@ -44,6 +44,16 @@
 // tile out of view aborts its fetch, which ends the subscription, and
 // Chromium's screencast stops when nobody watches.
 //
+// # The person's browsing
+//
+// The person's own tab is laid out at the size the main view shows it, at
+// the window's pixel ratio (ShowView; agents' tabs keep their viewport),
+// and zoomed per site as Chrome does (Zoom: the viewport laid out narrower
+// and drawn larger). The toolbar's back, forward, reload and stop, find in
+// page and a closed tab reopened are bindings on the shown tab
+// (navigation.go, find.go); a window the shown tab opens is shown in its
+// place, a link opened in the background stays there.
+//
 // # Take-over
 //
 // TakeOver pauses an agent (in agents) and lets the person drive its tab

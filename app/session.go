@@ -30,6 +30,10 @@ type session struct {
 	starting bool // a run is being built: another must not start meanwhile
 	closing  bool // stopSession began: no run may start
 
+	// nav is the person's browsing: closed tabs, zoom, views
+	// (navigation.go); it has its own lock.
+	nav personNav
+
 	// remote is the pool of remote browsers runs open tabs in, when
 	// Settings list endpoints (remotebrowsers.go); it has its own lock.
 	remote remotePool

@@ -29,6 +29,7 @@ func (a *App) followTabs(ctx context.Context, b *browser.Browser) {
 			if ev.Kind == browser.TabClosed {
 				a.pickActive(ev.Tab.ID)
 			}
+			a.followNav(ev)
 			if flush == nil {
 				timer = time.NewTimer(a.opts.TabsCoalesce)
 				flush = timer.C
@@ -144,9 +145,11 @@ func (a *App) CloseTab(id string) error {
 	}
 	ctx, cancel := context.WithTimeout(a.context(), tabCloseWait)
 	defer cancel()
+	url := t.Info().URL
 	if err := t.Close(ctx); err != nil {
 		return fmt.Errorf("close tab: %w", err)
 	}
+	a.session().nav.rememberClosed(url)
 	a.pickActive(id)
 	a.emitTabs()
 	return nil

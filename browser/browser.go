@@ -25,6 +25,11 @@ type Browser struct {
 	dl      downloads
 	capture sync.Mutex
 
+	// creating is held for reading while Open creates and registers a
+	// target, so a target nobody asked for is told from Open's own
+	// (background.go).
+	creating sync.RWMutex
+
 	mu     sync.Mutex
 	run    *session
 	tabs   map[string]*Tab
@@ -393,6 +398,8 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 			// A popup: adopt it even though nobody asked for it.
 			b.noteOpener(id, string(info.OpenerID))
 			go b.adoptPopup(s, id, string(info.OpenerID))
+		} else {
+			go b.adoptBackground(s, id, info.URL)
 		}
 	case *target.EventTargetInfoChanged:
 		info := ev.TargetInfo
@@ -521,11 +528,7 @@ func (b *Browser) open(ctx context.Context, url string, r openRoute) (*Tab, erro
 	if r.window {
 		p.NewWindow = new(true)
 	}
-	res, err := cdp.Call(cctx, chromedp.FromContext(s.ctx).Browser, target.CreateTarget, p)
-	if err != nil {
-		return nil, fmt.Errorf("open: %w", b.mapErr(err))
-	}
-	t, err := b.adopt(cctx, s, string(res.TargetID), "")
+	t, err := b.createTab(cctx, s, p)
 	if err != nil {
 		return nil, fmt.Errorf("open: %w", err)
 	}

@@ -24,7 +24,9 @@
 //
 // A tab is leased to an owner (`Tab.Lease`, `WithOwner`) for a whole
 // read-think-act sequence; anyone else gets `ErrTabLeased` naming the holder.
-// A popup belongs to whoever holds its opener.
+// A popup belongs to whoever holds its opener. A link opened in a new tab
+// (a middle or Ctrl click) has no opener: it becomes an unleased tab like
+// any other (`background.go`).
 //
 // # Seeing a page
 //
@@ -220,7 +222,11 @@
 //     Chromium refuse the second start), `forward.go` (the person's pointer
 //     and keys as trusted input; `FitViewport`, which restarts a running
 //     screencast: over a still page Chromium sends no frame for a size change
-//     alone).
+//     alone). `viewport.go`: `ShowAt`, the person's tab laid out at its view's
+//     size and pixel ratio (page zoom is the same call). `history.go`: the
+//     person's back, forward, reload and stop, sent as they are, not as checked
+//     actions. `findinpage.go` (with `findinpage.js`): find in page, its
+//     matches highlighted with the CSS Custom Highlight API.
 //   - `pointer.go`: a click into an out-of-process frame waits until the page
 //     is drawn and must land on its target — the compositor's hit-test data
 //     lags a layout shift of the parent, and a press sent before it catches up

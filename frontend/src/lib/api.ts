@@ -4,7 +4,7 @@
 import * as Go from '../../wailsjs/go/app/App'
 import { EventsOn } from '../../wailsjs/runtime/runtime'
 import type {
-  BrowserState, Card, CheckRow, ConfirmAnswer, Events, KeyInput, LiveEndpoint, PointerInput, ProcInfo, Replay,
+  BrowserState, Card, CheckRow, ConfirmAnswer, Events, FindResult, KeyInput, LiveEndpoint, NavState, PointerInput, ProcInfo, Replay,
   RunSummary, RunView, Settings, State, SubmitResult, TabInfo, TabsView,
 } from './types.gen'
 
@@ -81,6 +81,16 @@ export const api = {
   key: (tab: string, ev: KeyInput) => call('key', () => Go.KeyInput(tab, wire(ev))),
   /** fitView resizes a taken-over tab's viewport to width x height CSS pixels; 0, 0 restores it. */
   fitView: (tab: string, width: number, height: number) => call('fit view', () => Go.FitView(tab, width, height)),
+  /** The person's browsing: the toolbar, the view's size, zoom, find (navigation.go, viewport.go, find.go). */
+  navState: (tab: string) => view<NavState>('navigation', () => Go.NavState(tab)),
+  goBack: (tab: string) => call('back', () => Go.GoBack(tab)),
+  goForward: (tab: string) => call('forward', () => Go.GoForward(tab)),
+  reload: (tab: string, bypassCache: boolean) => call('reload', () => Go.Reload(tab, bypassCache)),
+  stopLoading: (tab: string) => call('stop', () => Go.StopLoading(tab)),
+  reopenClosedTab: () => view<TabInfo>('reopen tab', () => Go.ReopenClosedTab()),
+  showView: (tab: string, w: number, h: number, dpr: number) => call('show view', () => Go.ShowView(tab, w, h, dpr)),
+  zoom: (tab: string, step: number) => call('zoom', () => Go.Zoom(tab, step)),
+  findInPage: (tab: string, text: string, step: number) => view<FindResult>('find', () => Go.FindInPage(tab, text, step)),
   unmute: () => call('unmute', () => Go.Unmute()),
   mute: () => call('mute', () => Go.Mute()),
   setAgentMuted: (agent: string, muted: boolean) => call('mute agent', () => Go.SetAgentMuted(agent, muted)),

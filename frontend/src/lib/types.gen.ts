@@ -90,6 +90,12 @@ export interface Events {
   "app:notice": string
 }
 
+/** browser.FindResult */
+export interface FindResult {
+  matches: number
+  active: number
+}
+
 /** agents.FloorState */
 export interface FloorState {
   speaker?: string
@@ -144,6 +150,13 @@ export interface ModelWait {
 export interface MutedView {
   run_id: string
   agents: string[] | null
+}
+
+/** app.NavState */
+export interface NavState {
+  canBack: boolean
+  canForward: boolean
+  zoom: number
 }
 
 /** config.Navigation */
