@@ -98,8 +98,9 @@
 // requests and timers (at most 2 s), then for the DOM again. A request still
 // in flight at the bound is `Result.Pending` ("still loading"). A scroll (or
 // a key that scrolls) first waits for the scroll to end, heard by the
-// walker's scroll events (a smooth scroll's animation; two frames with none
-// when it had nowhere to go); one that moved nothing also waits for the
+// walker's scroll events (two frames after a smooth scroll's last; 100 ms
+// with none when it had nowhere to go, outside a text field); one that
+// moved nothing and changed nothing also waits for the
 // page's requests begun in the last 5 s (a feed loading its next page
 // because an earlier scroll brought its end near): `BenchmarkScroll`. Measured: a
 // typeahead (150 ms debounce + 300 ms server) returns in ~530 ms with its

@@ -60,18 +60,22 @@ function fingerprint(ref, open) {
 // then for the DOM again. Asking is a synchronous event round trip in
 // the page, so an action that started nothing pays nothing for it.
 //
-// With scrolls0 (a scroll, or a key that scrolls: the count of scroll
-// events in its fingerprint from before the input), it first waits for
-// the scroll to end: for its animation's last scroll event, or for
-// SCROLL_FRAMES frames with none (nowhere to go). A scroll that moved
+// With sc (a scroll, or a key that scrolls: the counts of scroll events
+// and mutations in its fingerprint from before the input, and whether it
+// was a key, which does not scroll in a text field), it first waits for
+// the scroll to end: for its animation's last scroll event, or, with
+// none, for SCROLL_IDLE_MS (nowhere to go). A scroll that moved
 // nothing then also waits for the page's young requests (netwatch.js),
 // begun before the action: a feed whose end an earlier scroll brought
 // near is loading what comes next, and the answer is what it loaded.
-function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, scrolls0) {
+function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, sc) {
   const start = performance.now();
   const netOn = netMs > 0 && !cond;
-  const scrolling = scrolls0 != null;
-  const stuck = () => scrolling && S.scrolls === scrolls0;
+  const scrolling = !!sc && !(sc.key && isEditable(deepActive() || document.body));
+  const scrolls0 = sc ? sc.scrolls : 0;
+  // Nothing moved and nothing changed (a key the page handled, moving a
+  // list's selection, is its own effect, not a wait for the network).
+  const stuck = () => scrolling && S.scrolls === scrolls0 && S.muts === sc.muts;
   const own = (n) => n.reqs + n.timers + (stuck() ? n.young || 0 : 0);
   return new Promise((res0) => {
     let from = start; // quiet counts from here: the start, or the network's end
@@ -123,7 +127,7 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, scrolls0) {
     // typing looks first at once (its handlers ran during the input)
     // and waits for the frame only if the DOM moved.
     if (scrolling) {
-      scrollEnd(start, maxMs, tick);
+      scrollEnd(start, scrolls0, sc.dir || '', maxMs, tick);
     } else if (mutsBefore != null && !cond) {
       setTimeout(() => {
         if (S.muts === mutsBefore && !waitNet(performance.now())) return res({ settled: true });
@@ -135,21 +139,35 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, scrolls0) {
   });
 }
 
-// SCROLL_FRAMES frames without a scroll event end a scroll: one that
-// moved has finished its animation, one that never started had nowhere
-// to go (the first event comes with the frame after the input).
-const SCROLL_FRAMES = 2;
+// A scroll that moved has ended when SCROLL_QUIET_MS pass with no scroll
+// event after its last (a smooth scroll sends one a frame) and a frame
+// has been drawn since the input. One that has not moved after
+// SCROLL_IDLE_MS had nowhere to go; when the page itself has room to go
+// the way the scroll goes, its first event is awaited for SCROLL_ROOM_MS:
+// a box inside it may be what scrolls, or nothing, but a busy renderer is
+// the likelier reason. Time, not frames, measures the quiet: a renderer
+// that draws a frame a second must not make a scroll cost three seconds.
+const SCROLL_QUIET_MS = 40;
+const SCROLL_IDLE_MS = 100;
+const SCROLL_ROOM_MS = 600;
 
-// scrollEnd calls then once the scroll begun at start has ended, or at
-// maxMs.
-function scrollEnd(start, maxMs, then) {
-  let still = 0, seen = S.scrolls;
-  const frame = () => {
-    if (S.scrolls !== seen) { seen = S.scrolls; still = 0; } else still++;
-    if (still >= SCROLL_FRAMES || performance.now() - start >= maxMs) return then();
-    requestAnimationFrame(frame);
+// scrollEnd calls then once the scroll begun at start (scrolls0 scroll
+// events before it, going dir: 'down', 'up' or '' when not known) has
+// ended, or at maxMs.
+function scrollEnd(start, scrolls0, dir, maxMs, then) {
+  const se = document.scrollingElement || document.documentElement;
+  const room = dir === 'down' ? se.scrollHeight - (scrollY + innerHeight) > 1 : dir === 'up' ? scrollY > 0 : false;
+  const idle = room ? SCROLL_ROOM_MS : SCROLL_IDLE_MS;
+  let drawn = false;
+  requestAnimationFrame(() => { drawn = true; });
+  const poll = () => {
+    const now = performance.now();
+    const moved = S.scrolls !== scrolls0;
+    const quiet = moved ? now - Math.max(S.lastScroll, start) >= SCROLL_QUIET_MS : now - start >= idle;
+    if ((drawn && quiet) || now - start >= maxMs) return then();
+    setTimeout(poll, 8);
   };
-  requestAnimationFrame(frame);
+  poll();
 }
 
 // waitFor resolves when every condition of c holds, or at maxMs: text
