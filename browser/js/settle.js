@@ -139,14 +139,15 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, sc) {
   });
 }
 
-// A scroll that moved has ended when SCROLL_QUIET_MS pass with no scroll
-// event after its last (a smooth scroll sends one a frame) and a frame
-// has been drawn since the input. One that has not moved after
-// SCROLL_IDLE_MS had nowhere to go; when the page itself has room to go
-// the way the scroll goes, its first event is awaited for SCROLL_ROOM_MS:
-// a box inside it may be what scrolls, or nothing, but a busy renderer is
-// the likelier reason. Time, not frames, measures the quiet: a renderer
-// that draws a frame a second must not make a scroll cost three seconds.
+// A scroll that moved has ended when SCROLL_QUIET_MS and SCROLL_FRAMES
+// frames pass with no scroll event after its last (a smooth scroll sends
+// one a frame, but on a busy machine frames come late, and a frame can
+// come without one). One that has not moved after SCROLL_IDLE_MS (and a
+// frame) had nowhere to go; when the page itself has room to go the way
+// the scroll goes, its first event is awaited for SCROLL_ROOM_MS: a box
+// inside it may be what scrolls, or nothing, but a busy renderer is the
+// likelier reason.
+const SCROLL_FRAMES = 2;
 const SCROLL_QUIET_MS = 40;
 const SCROLL_IDLE_MS = 100;
 const SCROLL_ROOM_MS = 600;
@@ -158,13 +159,20 @@ function scrollEnd(start, scrolls0, dir, maxMs, then) {
   const se = document.scrollingElement || document.documentElement;
   const room = dir === 'down' ? se.scrollHeight - (scrollY + innerHeight) > 1 : dir === 'up' ? scrollY > 0 : false;
   const idle = room ? SCROLL_ROOM_MS : SCROLL_IDLE_MS;
-  let drawn = false;
-  requestAnimationFrame(() => { drawn = true; });
+  // frames counts the frames drawn since the last scroll event: a smooth
+  // scroll's next step may come late on a busy machine, but not after
+  // two frames without one.
+  let frames = 0, seen = S.scrolls, alive = true;
+  const frame = () => {
+    if (S.scrolls !== seen) { seen = S.scrolls; frames = 0; } else frames++;
+    if (alive) requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
   const poll = () => {
     const now = performance.now();
     const moved = S.scrolls !== scrolls0;
-    const quiet = moved ? now - Math.max(S.lastScroll, start) >= SCROLL_QUIET_MS : now - start >= idle;
-    if ((drawn && quiet) || now - start >= maxMs) return then();
+    const quiet = moved ? frames >= SCROLL_FRAMES && now - Math.max(S.lastScroll, start) >= SCROLL_QUIET_MS : frames >= 1 && now - start >= idle;
+    if (quiet || now - start >= maxMs) { alive = false; return then(); }
     setTimeout(poll, 8);
   };
   poll();
