@@ -149,6 +149,9 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, sc) {
 // likelier reason.
 const SCROLL_FRAMES = 2;
 const SCROLL_QUIET_MS = 40;
+// A tab drawn a frame a second (a background tab, at times) has ended
+// its scroll when SCROLL_STILL_MS pass without an event, frames or not.
+const SCROLL_STILL_MS = 300;
 const SCROLL_IDLE_MS = 100;
 const SCROLL_ROOM_MS = 600;
 
@@ -171,7 +174,8 @@ function scrollEnd(start, scrolls0, dir, maxMs, then) {
   const poll = () => {
     const now = performance.now();
     const moved = S.scrolls !== scrolls0;
-    const quiet = moved ? frames >= SCROLL_FRAMES && now - Math.max(S.lastScroll, start) >= SCROLL_QUIET_MS : frames >= 1 && now - start >= idle;
+    const since = now - Math.max(S.lastScroll, start);
+    const quiet = moved ? since >= SCROLL_QUIET_MS && (frames >= SCROLL_FRAMES || since >= SCROLL_STILL_MS) : frames >= 1 && now - start >= idle;
     if (quiet || now - start >= maxMs) { alive = false; return then(); }
     setTimeout(poll, 8);
   };
