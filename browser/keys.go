@@ -202,10 +202,11 @@ func (t *Tab) typeFocused(ctx context.Context, w *world, text string) error {
 	return nil
 }
 
-// scrollKeys are the keys that scroll the page or the focused scroll box.
-var scrollKeys = map[string]bool{
-	"End": true, "Home": true, "PageDown": true, "PageUp": true, " ": true, "Space": true,
-	"ArrowDown": true, "ArrowUp": true, "ArrowLeft": true, "ArrowRight": true,
+// scrollKeys are the keys that scroll the page or the focused scroll box,
+// each with the way it goes ("" sideways).
+var scrollKeys = map[string]string{
+	"End": "down", "Home": "up", "PageDown": "down", "PageUp": "up", " ": "down",
+	"ArrowDown": "down", "ArrowUp": "up", "ArrowLeft": "", "ArrowRight": "",
 }
 
 // scrolls reports whether the action is a scroll, whose settle waits for
@@ -219,7 +220,31 @@ func (a Action) scrolls() bool {
 		// Control+End and Shift+Space scroll too; with Alt or Meta the
 		// key is a command (history, the browser's own).
 		c, err := parseChord(a.Key)
-		return err == nil && scrollKeys[c.key.Key] && c.mods&(modAlt|modMeta) == 0
+		if err != nil || c.mods&(modAlt|modMeta) != 0 {
+			return false
+		}
+		_, ok := scrollKeys[c.key.Key]
+		return ok
 	}
 	return false
+}
+
+// scrollDir is the way a scroll goes: down, up, or "" (sideways, to a
+// ref, or not known).
+func (a Action) scrollDir() string {
+	if a.Kind == ActScroll {
+		if a.Ref == "" && (a.Direction == "down" || a.Direction == "up") {
+			return a.Direction
+		}
+		return ""
+	}
+	c, err := parseChord(a.Key)
+	if err != nil {
+		return ""
+	}
+	d := scrollKeys[c.key.Key]
+	if c.key.Key == " " && c.mods&modShift != 0 {
+		d = "up"
+	}
+	return d
 }

@@ -256,6 +256,14 @@ func (t *Tab) toTopFrame(ctx context.Context, s *step) error {
 	return nil
 }
 
+// scrollStart is the page before a scroll, which its settle starts from.
+type scrollStart struct {
+	Scrolls int    `json:"scrolls"`
+	Muts    int    `json:"muts"`
+	Key     bool   `json:"key"` // a key press: in a text field it moves the caret
+	Dir     string `json:"dir"` // down, up, or "" when not known
+}
+
 // settleInPage waits in the page for the DOM to go quiet, for the requests
 // and short timers the action started (bounded by netBoundMs), and for the
 // action's condition to hold. A type or clear passes the mutation count from before
@@ -271,11 +279,11 @@ func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) erro
 	netMs := min(int64(netBoundMs), max.Milliseconds()*2/3)
 	// A scroll settles on the scroll's own end first (its animation, or
 	// nowhere to go), counted from the scroll events before the input.
-	var scrolls0 *int
+	var sc *scrollStart
 	if s.a.scrolls() {
-		scrolls0 = &s.before.Scrolls
+		sc = &scrollStart{Scrolls: s.before.Scrolls, Muts: s.before.Muts, Key: s.a.Kind == ActPress, Dir: s.a.scrollDir()}
 	}
-	err := t.call(wait, s.w, "settle", st, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, scrolls0, t.settlesFast(s))
+	err := t.call(wait, s.w, "settle", st, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, sc, t.settlesFast(s))
 	switch {
 	case err == nil:
 		return nil

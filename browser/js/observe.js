@@ -26,7 +26,7 @@ async function observe(o) {
     const role = candidateRole(el, tag);
     if (!role) return;
     if (roles && !roles.has(role)) return;
-    if (!S.geo.has(el)) { S.io.observe(el); S.ro.observe(el); fresh++; }
+    if (!S.geo.has(el)) { S.io.observe(el); fresh++; }
     raw.push({ el, tag, role });
   });
   if (fresh) {

@@ -67,18 +67,22 @@ function fingerprint(ref, open) {
 // handlers, their microtasks and the DOM's records have run, so nothing
 // is left that could still change the page. Anything else waits as above.
 //
-// With scrolls0 (a scroll, or a key that scrolls: the count of scroll
-// events in its fingerprint from before the input), it first waits for
-// the scroll to end: for its animation's last scroll event, or for
-// SCROLL_FRAMES frames with none (nowhere to go). A scroll that moved
+// With sc (a scroll, or a key that scrolls: the counts of scroll events
+// and mutations in its fingerprint from before the input, and whether it
+// was a key, which does not scroll in a text field), it first waits for
+// the scroll to end: for its animation's last scroll event, or, with
+// none, for SCROLL_IDLE_MS (nowhere to go). A scroll that moved
 // nothing then also waits for the page's young requests (netwatch.js),
 // begun before the action: a feed whose end an earlier scroll brought
 // near is loading what comes next, and the answer is what it loaded.
-function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, scrolls0, fast) {
+function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, sc, fast) {
   const start = performance.now();
   const netOn = netMs > 0 && !cond;
-  const scrolling = scrolls0 != null;
-  const stuck = () => scrolling && S.scrolls === scrolls0;
+  const scrolling = !!sc && !(sc.key && isEditable(deepActive() || document.body));
+  const scrolls0 = sc ? sc.scrolls : 0;
+  // Nothing moved and nothing changed (a key the page handled, moving a
+  // list's selection, is its own effect, not a wait for the network).
+  const stuck = () => scrolling && S.scrolls === scrolls0 && S.muts === sc.muts;
   const own = (n) => n.reqs + n.timers + (stuck() ? n.young || 0 : 0);
   return new Promise((res0) => {
     let from = start; // quiet counts from here: the start, or the network's end
@@ -130,7 +134,7 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, scrolls0, fast) {
     // typing looks first at once (its handlers ran during the input)
     // and waits for the frame only if the DOM moved.
     if (scrolling) {
-      scrollEnd(start, maxMs, tick);
+      scrollEnd(start, scrolls0, sc.dir || '', maxMs, tick);
     } else if (fast && netOn && mutsBefore == null) {
       const n = netState();
       if (n.open && !own(n) && !n.busy && !leads(ref)) return res({ settled: true });
@@ -160,21 +164,47 @@ function leads(ref) {
   return t === 'submit' || t === 'image';
 }
 
-// SCROLL_FRAMES frames without a scroll event end a scroll: one that
-// moved has finished its animation, one that never started had nowhere
-// to go (the first event comes with the frame after the input).
+// A scroll that moved has ended when SCROLL_QUIET_MS and SCROLL_FRAMES
+// frames pass with no scroll event after its last (a smooth scroll sends
+// one a frame, but on a busy machine frames come late, and a frame can
+// come without one). One that has not moved after SCROLL_IDLE_MS (and a
+// frame) had nowhere to go; when the page itself has room to go the way
+// the scroll goes, its first event is awaited for SCROLL_ROOM_MS: a box
+// inside it may be what scrolls, or nothing, but a busy renderer is the
+// likelier reason.
 const SCROLL_FRAMES = 2;
+const SCROLL_QUIET_MS = 40;
+// A tab drawn a frame a second (a background tab, at times) has ended
+// its scroll when SCROLL_STILL_MS pass without an event, frames or not.
+const SCROLL_STILL_MS = 300;
+const SCROLL_IDLE_MS = 100;
+const SCROLL_ROOM_MS = 600;
 
-// scrollEnd calls then once the scroll begun at start has ended, or at
-// maxMs.
-function scrollEnd(start, maxMs, then) {
-  let still = 0, seen = S.scrolls;
+// scrollEnd calls then once the scroll begun at start (scrolls0 scroll
+// events before it, going dir: 'down', 'up' or '' when not known) has
+// ended, or at maxMs.
+function scrollEnd(start, scrolls0, dir, maxMs, then) {
+  const se = document.scrollingElement || document.documentElement;
+  const room = dir === 'down' ? se.scrollHeight - (scrollY + innerHeight) > 1 : dir === 'up' ? scrollY > 0 : false;
+  const idle = room ? SCROLL_ROOM_MS : SCROLL_IDLE_MS;
+  // frames counts the frames drawn since the last scroll event: a smooth
+  // scroll's next step may come late on a busy machine, but not after
+  // two frames without one.
+  let frames = 0, seen = S.scrolls, alive = true;
   const frame = () => {
-    if (S.scrolls !== seen) { seen = S.scrolls; still = 0; } else still++;
-    if (still >= SCROLL_FRAMES || performance.now() - start >= maxMs) return then();
-    requestAnimationFrame(frame);
+    if (S.scrolls !== seen) { seen = S.scrolls; frames = 0; } else frames++;
+    if (alive) requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);
+  const poll = () => {
+    const now = performance.now();
+    const moved = S.scrolls !== scrolls0;
+    const since = now - Math.max(S.lastScroll, start);
+    const quiet = moved ? since >= SCROLL_QUIET_MS && (frames >= SCROLL_FRAMES || since >= SCROLL_STILL_MS) : frames >= 1 && now - start >= idle;
+    if (quiet || now - start >= maxMs) { alive = false; return then(); }
+    setTimeout(poll, 8);
+  };
+  poll();
 }
 
 // waitFor resolves when every condition of c holds, or at maxMs: text

@@ -56,6 +56,7 @@ function noteGeo(entries) {
   for (const e of entries) {
     const r = e.boundingClientRect;
     S.geo.set(e.target, { inView: e.isIntersecting, top: r.top + scrollY, left: r.left + scrollX, w: r.width, h: r.height });
+    if (r.width * r.height === 0) watchSize(e.target);
   }
 }
 S.geo = new WeakMap();
@@ -66,12 +67,20 @@ S.io = new IntersectionObserver((entries) => {
   for (const f of w) f();
 }, { threshold: 0 });
 
-// An element that crosses no viewport edge as it changes size (a list
-// shown from display:none with most of its options clipped by its own
-// scroll box, a section revealed below the fold) gets no intersection
-// report, so its cached box would stay the empty one it had while
-// hidden. A ResizeObserver hears those size changes and marks the entry
-// stale, to be measured at the next look.
+// An element that crosses no viewport edge as it is shown (a list shown
+// from display:none with most of its options clipped by its own scroll
+// box, a section revealed below the fold) gets no intersection report,
+// so its cached box would stay the empty one it had while hidden. A
+// ResizeObserver on the controls seen empty (only those: observing
+// every control made the first look at 5,000 buttons five times slower)
+// hears them take a size and marks the entry stale, to be measured at
+// the next look.
+S.sized = new WeakSet();
+function watchSize(el) {
+  if (S.sized.has(el)) return;
+  S.sized.add(el);
+  S.ro.observe(el);
+}
 S.ro = new ResizeObserver((entries) => {
   for (const e of entries) {
     const g = S.geo.get(e.target);
@@ -95,6 +104,7 @@ function syncGeo(el) {
   if (inView) { const v = shownRect(el, r); inView = v.right > v.left && v.bottom > v.top; }
   const g = { inView, top: r.top + scrollY, left: r.left + scrollX, w: r.width, h: r.height };
   S.geo.set(el, g);
+  if (r.width * r.height === 0) watchSize(el);
   return g;
 }
 
