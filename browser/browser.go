@@ -185,6 +185,9 @@ func (b *Browser) start(ctx context.Context) error {
 	if _, err := cdp.Call(startCtx, c.Browser, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		return fmt.Errorf("launch: discover targets: %w", err)
 	}
+	if err := b.holdNewPages(startCtx, s); err != nil {
+		return fmt.Errorf("launch: hold new pages: %w", err)
+	}
 	if err := b.enableDownloads(startCtx, s); err != nil {
 		return fmt.Errorf("launch: %w", err)
 	}
@@ -409,6 +412,8 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 				return ch
 			})
 		}
+	case *target.EventAttachedToTarget:
+		b.pageWaiting(s, ev)
 	case *target.EventTargetDestroyed:
 		b.drop(string(ev.TargetID), fmt.Errorf("%w: closed from elsewhere", ErrTabClosed))
 	case *target.EventTargetCrashed:
@@ -457,7 +462,13 @@ func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Ta
 	}
 	b.tabs[id] = t
 	b.order = append(b.order, id)
+	ot := b.tabs[opener]
 	b.mu.Unlock()
+	if ot != nil {
+		// Before the popup runs: its first request is held as its
+		// opener's are.
+		ot.shareGuard(t)
+	}
 	if err := t.attach(ctx); err != nil {
 		b.drop(id, err)
 		return nil, fmt.Errorf("attach tab %s: %w", id, err)

@@ -186,6 +186,15 @@ func (t *Tab) attach(ctx context.Context) error {
 	if err := t.startIntercept(ctx); err != nil {
 		return err
 	}
+	if t.guarded() {
+		// A window opened from a guarded tab, with its opener's guard.
+		if err := t.applySockets(ctx); err != nil {
+			return err
+		}
+	}
+	if err := t.holdFrames(ctx); err != nil {
+		return err
+	}
 	// Counting a page's requests from its first document on, so a wait for
 	// idle knows those it started before anyone looked. Not fatal: the
 	// first world of the tab tries again.
@@ -194,6 +203,10 @@ func (t *Tab) attach(ctx context.Context) error {
 		t.b.opts.Logf("tab %s: %v", t.id, err)
 	}
 	t.op.Unlock()
+	// Held as it should be: the page may run (targets.go).
+	if err := t.resumeSelf(ctx); err != nil {
+		return err
+	}
 	// Without a detach channel, a tab closed elsewhere is still dropped on
 	// its TargetDestroyed event.
 	if ch, err := chromedp.Detached(t.ctx); err == nil {
@@ -398,6 +411,11 @@ func frameTree(ctx context.Context, sess *chromedp.Target, parent cdp.FrameID) (
 // oopif attaches (once) to an out-of-process iframe target.
 func (t *Tab) oopif(ctx context.Context, id target.ID) (*chromedp.Target, error) {
 	if s := t.oopifs[id]; s != nil {
+		return s, nil
+	}
+	if s := t.frameSession(id); s != nil {
+		// The session that held the frame from its start (targets.go).
+		t.oopifs[id] = s
 		return s, nil
 	}
 	// No cancel: the session lives as long as the tab, whose context
