@@ -185,8 +185,8 @@ func (b *Browser) start(ctx context.Context) error {
 	if _, err := cdp.Call(startCtx, c.Browser, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		return fmt.Errorf("launch: discover targets: %w", err)
 	}
-	if err := b.holdNewPages(startCtx, s); err != nil {
-		return fmt.Errorf("launch: hold new pages: %w", err)
+	if err := b.holdWindows(startCtx, s); err != nil {
+		return fmt.Errorf("launch: hold new windows: %w", err)
 	}
 	if err := b.enableDownloads(startCtx, s); err != nil {
 		return fmt.Errorf("launch: %w", err)
@@ -395,7 +395,7 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 		if info.OpenerID != "" {
 			// A popup: adopt it even though nobody asked for it.
 			b.noteOpener(id, string(info.OpenerID))
-			go b.adoptPopup(s, id, string(info.OpenerID))
+			b.adoptPopup(s, id, string(info.OpenerID))
 		}
 	case *target.EventTargetInfoChanged:
 		info := ev.TargetInfo
@@ -412,8 +412,6 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 				return ch
 			})
 		}
-	case *target.EventAttachedToTarget:
-		b.pageWaiting(s, ev)
 	case *target.EventTargetDestroyed:
 		b.drop(string(ev.TargetID), fmt.Errorf("%w: closed from elsewhere", ErrTabClosed))
 	case *target.EventTargetCrashed:
@@ -446,6 +444,18 @@ func (b *Browser) drop(id string, err error) {
 
 // adopt attaches to a page target and registers it as a Tab.
 func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Tab, error) {
+	t, known := b.register(s, id, opener)
+	if known {
+		return t, nil
+	}
+	return b.finish(ctx, t, opener)
+}
+
+// register makes the Tab of a page target and lists it, before it is
+// attached; known: it was listed already, and t is that tab. A window
+// gets its opener's guard here, before its first request (targets.go).
+// It sends no command: the read loop calls it for a popup.
+func (b *Browser) register(s *session, id, opener string) (t *Tab, known bool) {
 	var tctx context.Context
 	var cancel context.CancelFunc
 	if id == s.rootID {
@@ -453,25 +463,28 @@ func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Ta
 	} else {
 		tctx, cancel = chromedp.NewContext(s.ctx, chromedp.WithTargetID(target.ID(id)))
 	}
-	t := newTab(b, s, id, tctx, cancel)
+	t = newTab(b, s, id, tctx, cancel)
 	b.mu.Lock()
 	if prev, ok := b.tabs[id]; ok {
 		b.mu.Unlock()
 		cancel()
-		return prev, nil
+		return prev, true
 	}
 	b.tabs[id] = t
 	b.order = append(b.order, id)
 	ot := b.tabs[opener]
 	b.mu.Unlock()
 	if ot != nil {
-		// Before the popup runs: its first request is held as its
-		// opener's are.
 		ot.shareGuard(t)
 	}
+	return t, false
+}
+
+// finish attaches a registered tab and announces it.
+func (b *Browser) finish(ctx context.Context, t *Tab, opener string) (*Tab, error) {
 	if err := t.attach(ctx); err != nil {
-		b.drop(id, err)
-		return nil, fmt.Errorf("attach tab %s: %w", id, err)
+		b.drop(t.id, err)
+		return nil, fmt.Errorf("attach tab %s: %w", t.id, err)
 	}
 	t.mu.Lock()
 	t.announced = true
@@ -486,12 +499,20 @@ func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Ta
 
 // adoptPopup adopts a tab a page opened, which nobody asked for and so
 // nobody waits on: a failure is logged, and the popup stays out of the
-// list (adopt has already dropped it).
+// list (finish has already dropped it). It runs in the read loop: the
+// tab is listed at once, so the window's first request finds it
+// (targets.go), and attached on a goroutine of its own.
 func (b *Browser) adoptPopup(s *session, id, opener string) {
-	if _, err := b.adopt(s.ctx, s, id, opener); err != nil {
-		b.opts.Logf("popup of %s: %v", opener, err)
-		b.popupFailed(opener)
+	t, known := b.register(s, id, opener)
+	if known {
+		return
 	}
+	go func() {
+		if _, err := b.finish(s.ctx, t, opener); err != nil {
+			b.opts.Logf("popup of %s: %v", opener, err)
+			b.popupFailed(opener)
+		}
+	}()
 }
 
 // Open opens a new tab at url ("" or about:blank for an empty one) and

@@ -150,13 +150,14 @@ func (t *Tab) guarded() bool {
 
 // answer checks one held request and lets it go or stops it.
 func (t *Tab) answer(ctx context.Context, sess *chromedp.Target, ev *fetch.EventRequestPaused, check func(ctx context.Context, r Request) error) {
-	r := Request{URL: ev.Request.URL + ev.Request.URLFragment, Method: ev.Request.Method, Tab: t.id,
-		Redirect: ev.RedirectedRequestID != "", Frame: string(ev.FrameID), Script: ev.ResourceType != network.ResourceTypeDocument}
-	for _, e := range ev.Request.PostDataEntries {
-		r.Body += string(e.Bytes)
-	}
+	r := requestOf(ev, t.id)
 	t.held.Add(1)
 	defer t.held.Add(-1)
+	// A window's first requests wait for the rest of its set-up.
+	select {
+	case <-t.ready:
+	case <-t.dead.Done():
+	}
 	err := check(ctx, r)
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), guardWait)
 	defer cancel()
@@ -168,6 +169,16 @@ func (t *Tab) answer(ctx context.Context, sess *chromedp.Target, ev *fetch.Event
 	if err != nil && t.b.opts.Logf != nil {
 		t.b.opts.Logf("guard %s: answer %s: %v", t.id, r.URL, err)
 	}
+}
+
+// requestOf is the request a paused event holds, sent by the tab tab.
+func requestOf(ev *fetch.EventRequestPaused, tab string) Request {
+	r := Request{URL: ev.Request.URL + ev.Request.URLFragment, Method: ev.Request.Method, Tab: tab,
+		Redirect: ev.RedirectedRequestID != "", Frame: string(ev.FrameID), Script: ev.ResourceType != network.ResourceTypeDocument}
+	for _, e := range ev.Request.PostDataEntries {
+		r.Body += string(e.Bytes)
+	}
+	return r
 }
 
 // Secret is a value of the person's the tab holds.

@@ -61,6 +61,9 @@ type Tab struct {
 	// their check runs: an action awaiting the navigation it caused
 	// waits as long as a check does (a person may be deciding).
 	held atomic.Int32
+	// ready is closed once attach has set the tab up: a request its page
+	// sends before is checked after (targets.go).
+	ready chan struct{}
 	// busy is set when a call found the page's script busy (busy.go): a
 	// navigation from it stops the script first.
 	busy atomic.Bool
@@ -104,6 +107,7 @@ func newTab(b *Browser, s *session, id string, ctx context.Context, cancel conte
 		oopifs: map[target.ID]*chromedp.Target{}, sess: map[cdp.FrameID]*chromedp.Target{},
 		netOn: map[*chromedp.Target]bool{}}
 	t.info = TabInfo{ID: id}
+	t.ready = make(chan struct{})
 	t.sc.t = t
 	t.dlg.init()
 	t.auth.init()
@@ -203,10 +207,8 @@ func (t *Tab) attach(ctx context.Context) error {
 		t.b.opts.Logf("tab %s: %v", t.id, err)
 	}
 	t.op.Unlock()
-	// Held as it should be: the page may run (targets.go).
-	if err := t.resumeSelf(ctx); err != nil {
-		return err
-	}
+	// Set up: the guard may check its requests (targets.go).
+	close(t.ready)
 	// Without a detach channel, a tab closed elsewhere is still dropped on
 	// its TargetDestroyed event.
 	if ch, err := chromedp.Detached(t.ctx); err == nil {

@@ -3,83 +3,114 @@ package browser
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
-// New targets are held before they run. Chromium starts a window a page
-// opens (window.open, a link or a form with a target) and a cross-site
-// frame site isolation puts in its own process as targets of their own,
-// whose first request would leave before anyone attached to them. So the
-// browser asks to be told of each new page, and each tab of each new
-// frame, paused (auto-attach with waitForDebuggerOnStart): a page is
-// adopted as a Tab, with the guard of the tab that opened it (shareGuard),
-// and a frame gets a session of the tab's, with its Fetch set-up and
-// wrappers; then it runs. chromedp routes no message of a session it did
-// not open, so each is attached a second time through chromedp, and that
-// session resumes it (Runtime.runIfWaitingForDebugger resumes the target
-// for whichever session sends it, for a page; a frame is resumed by its
-// auto-attached session only, see holdFramesOn).
+// What a tab's pages open is held as the tab is. A window a page opens
+// (window.open, a link or a form with a target) is a target of its own
+// whose first navigation would leave before anyone attached to it; a
+// cross-site frame that site isolation puts in its own process is another
+// target, whose requests the tab's session does not see.
+//
+// A window is registered as a Tab with its opener's guard (shareGuard) as
+// the browser hears of it, and its first navigation is held by the
+// browser's own Fetch domain, which pauses every document request of the
+// browser (holdWindows): a window's is checked by its opener's guard once
+// the window's tab is set up (its Fetch holding every request, its
+// wrappers installed), any other goes on at once. Pausing the window
+// itself until attached (auto-attach waiting for the debugger) is not
+// possible through chromedp: a page with no document running yet is
+// resumed only by the session auto-attach made, which chromedp neither
+// routes nor lets speak.
+//
+// A frame does wait, as auto-attach asks (waitForDebuggerOnStart): the
+// tab is told of it on a session that is not flat, through which it is
+// resumed (resumeChild) once a session of the tab's, attached through
+// chromedp, holds its requests with the tab's Fetch set-up and wrappers.
 
-// holdNewPages makes every new page of the browser wait for its adoption.
-func (b *Browser) holdNewPages(ctx context.Context, s *session) error {
-	_, err := cdp.Call(ctx, chromedp.FromContext(s.ctx).Browser, target.SetAutoAttach, target.SetAutoAttachParams{
-		AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: new(true), Filter: target.Filter{{Type: "page"}},
-	})
-	return err
-}
-
-// pageWaiting runs in the browser's read loop when a new page waits to
-// run. A popup is resumed by its adoption; a tab Open made, or one the
-// person opened in a browser Vroom connected to, has nothing to be held
-// for and is resumed at once (Open's adoption resumes it too: the second
-// resume does nothing).
-func (b *Browser) pageWaiting(s *session, ev *target.EventAttachedToTarget) {
-	info := ev.TargetInfo
-	if info == nil || info.Type != "page" || !ev.WaitingForDebugger || info.OpenerID != "" {
-		return
+// holdWindows pauses the browser's document requests for
+// windowRequest.
+func (b *Browser) holdWindows(ctx context.Context, s *session) error {
+	br := chromedp.FromContext(s.ctx).Browser
+	paused, stop := br.Subscribe(fetch.RequestPaused.Method)
+	if _, err := cdp.Call(ctx, br, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{docPattern}}); err != nil {
+		stop()
+		return err
 	}
-	go b.resume(s, info.TargetID)
+	go func() {
+		defer stop()
+		for v := range paused {
+			var ev fetch.EventRequestPaused
+			if jsonv2.Unmarshal(v, &ev) != nil || ev.Request == nil {
+				continue
+			}
+			go b.windowRequest(s, br, &ev)
+		}
+	}()
+	return nil
 }
 
-// resume lets a waiting page run, from a session of its own that it
-// closes after.
-func (b *Browser) resume(s *session, id target.ID) {
-	ctx, cancel := context.WithTimeout(s.ctx, b.opts.CallTimeout)
+// windowRequest answers a document request the browser paused. One a
+// tab sends before it is set up (a window's first navigation, each hop of
+// its redirects) is checked at once by the guard it has from its opener;
+// let go, its response is held until the tab is set up (its Fetch holding
+// every request, its wrappers installed, at most windowWait: a page
+// attaches once its document can run), so its document's requests are the
+// tab's to hold. Any other request is its tab's own Fetch's, and goes on.
+func (b *Browser) windowRequest(s *session, br *chromedp.Browser, ev *fetch.EventRequestPaused) {
+	b.mu.Lock()
+	t := b.tabs[string(ev.FrameID)]
+	b.mu.Unlock()
+	early := false
+	if t != nil {
+		select {
+		case <-t.ready: // set up: its own Fetch holds it
+		default:
+			early = true
+		}
+	}
+	var refused error
+	hold := false
+	switch {
+	case early && ev.ResponseStatusCode != 0 || early && ev.ResponseErrorReason != "":
+		wait := time.NewTimer(windowWait)
+		select {
+		case <-t.ready:
+		case <-t.dead.Done():
+		case <-wait.C:
+		}
+		wait.Stop()
+	case early:
+		t.auth.mu.Lock()
+		g := t.icpt.guard
+		if g != nil {
+			g.wg.Add(1)
+		}
+		t.auth.mu.Unlock()
+		if g != nil {
+			refused = g.check(g.ctx, requestOf(ev, t.id))
+			g.wg.Done()
+			hold = true
+		}
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, guardWait)
 	defer cancel()
-	octx, ocancel := chromedp.NewContext(s.ctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())
-	defer ocancel()
-	err := runWithin(ctx, octx)
-	if err == nil {
-		_, err = cdp.Call(ctx, chromedp.FromContext(octx).Target, runtime.RunIfWaitingForDebugger, cdp.Empty{})
+	var err error
+	if refused == nil {
+		_, err = cdp.Call(ctx, br, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID, InterceptResponse: &hold})
+	} else {
+		_, err = cdp.Call(ctx, br, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 204})
 	}
 	if err != nil && s.ctx.Err() == nil {
-		b.opts.Logf("resume page %s: %v", id, err)
+		b.opts.Logf("window request %s: %v", ev.Request.URL, err)
 	}
-}
-
-// runWithin attaches octx's target, or gives up when ctx ends.
-func runWithin(ctx, octx context.Context) error {
-	done := make(chan error, 1)
-	go func() { done <- chromedp.Do(octx) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// resumeSelf lets the tab's page run once it is attached and held as its
-// opener's guard wants. A page that was not waiting ignores it.
-func (t *Tab) resumeSelf(ctx context.Context) error {
-	_, err := cdp.Call(ctx, t.target(), runtime.RunIfWaitingForDebugger, cdp.Empty{})
-	return err
 }
 
 // holdFrames makes the tab's new out-of-process frames wait for a session
@@ -219,4 +250,16 @@ func (t *Tab) frameSession(id target.ID) *chromedp.Target {
 	t.auth.mu.Lock()
 	defer t.auth.mu.Unlock()
 	return t.icpt.frames[id]
+}
+
+// runWithin attaches octx's target, or gives up when ctx ends.
+func runWithin(ctx, octx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(octx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
