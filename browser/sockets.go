@@ -24,8 +24,8 @@ import (
 // sends after it opens passes no hook the guard could hold. So the rule is
 // on the constructor: every document of a guarded tab gets, before its
 // scripts run, a WebSocket that throws a SecurityError for a host other
-// than the document's own (the guard let it load) and those the holder
-// allows (AllowSockets). A script in a worker reaches an
+// than the document's own origin (host and port: the guard let it load)
+// and those the holder allows (AllowSockets). A script in a worker reaches an
 // unwrapped WebSocket: SECURITY.md says so.
 //
 // The same script takes away what would send past the request guard. A
@@ -50,11 +50,13 @@ const socketShimJS = `(() => {
   const W = window.WebSocket;
   if (!W || W.__vroomHosts) { if (W) W.__vroomHosts.splice(0, Infinity, ...%[1]s); return; }
   const hosts = %[1]s;
-  const own = location.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const ok = h => h === own || hosts.some(a => a === h || (a.startsWith('*.') && h.endsWith(a.slice(1))));
+  // A host with a port is that origin's; without one, any port's.
+  const own = location.host.toLowerCase();
+  const ok = u => u.host === own || hosts.some(a => a === u.host || a === u.hostname ||
+    (a.startsWith('*.') && u.hostname.endsWith(a.slice(1))));
   const G = function WebSocket(url, protocols) {
-    const h = new URL(url, location.href).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (!ok(h)) throw new DOMException('the browser lets this page open sockets only to the sites of the run', 'SecurityError');
+    const u = new URL(url, location.href);
+    if (!ok({host: u.host.toLowerCase(), hostname: u.hostname.replace(/^\[|\]$/g, '').toLowerCase()})) throw new DOMException('the browser lets this page open sockets only to the sites of the run', 'SecurityError');
     return protocols === undefined ? new W(url) : new W(url, protocols);
   };
   G.prototype = W.prototype;
@@ -75,8 +77,8 @@ const socketShimJS = `(() => {
 })()`
 
 // AllowSockets lets the guarded tab's documents open sockets to hosts
-// (host, host:port or *.host patterns; ports are not told apart), besides
-// each document's own host; the guard's removal
+// (host, host:port or *.host patterns; a host without a port on any
+// port), besides each document's own origin; the guard's removal
 // forgets them. It does not check the lease: the holder calls it while
 // its guard is installed.
 func (t *Tab) AllowSockets(ctx context.Context, hosts []string) error {
@@ -104,13 +106,15 @@ func (t *Tab) addSocketHosts(hosts []string) bool {
 	return added
 }
 
-// socketHost is the host part of a host pattern or URL, lower case.
+// socketHost is the host of a host pattern or URL as the wrapper
+// compares it, lower case: with its port when it names one (a URL's
+// host), so another port of the same host is another origin's.
 func socketHost(h string) string {
 	if u, err := url.Parse(h); err == nil && u.Host != "" {
 		h = u.Host
 	}
-	if hh, _, err := net.SplitHostPort(h); err == nil {
-		h = hh
+	if _, _, err := net.SplitHostPort(h); err == nil {
+		return strings.ToLower(h)
 	}
 	return strings.ToLower(strings.Trim(h, "[]"))
 }

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -63,7 +64,8 @@ func (b *Browser) holdWindows(ctx context.Context, s *session) error {
 // let go, its response is held until the tab is set up (its Fetch holding
 // every request, its wrappers installed, at most windowWait: a page
 // attaches once its document can run), so its document's requests are the
-// tab's to hold. Any other request is its tab's own Fetch's, and goes on.
+// tab's to hold; refused, the window is closed. Any other request is its
+// tab's own Fetch's, and goes on.
 func (b *Browser) windowRequest(s *session, br *chromedp.Browser, ev *fetch.EventRequestPaused) {
 	b.mu.Lock()
 	t := b.tabs[string(ev.FrameID)]
@@ -107,6 +109,12 @@ func (b *Browser) windowRequest(s *session, br *chromedp.Browser, ev *fetch.Even
 		_, err = cdp.Call(ctx, br, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID, InterceptResponse: &hold})
 	} else {
 		_, err = cdp.Call(ctx, br, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 204})
+		if err == nil {
+			// A window refused its first page has nothing to show, and
+			// would take an agent's view into a blank: it is closed, as
+			// a popup blocker would.
+			_, err = cdp.Call(ctx, br, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(t.id)})
+		}
 	}
 	if err != nil && s.ctx.Err() == nil {
 		b.opts.Logf("window request %s: %v", ev.Request.URL, err)
@@ -130,7 +138,7 @@ func (t *Tab) holdFrames(ctx context.Context) error {
 func (t *Tab) holdFramesOn(ctx context.Context, sess *chromedp.Target) error {
 	attached, stop := sess.Subscribe(target.AttachedToTarget.Method)
 	if _, err := cdp.Call(ctx, sess, target.SetAutoAttach, target.SetAutoAttachParams{
-		AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: new(false), Filter: target.Filter{{Type: "iframe"}},
+		AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: new(false), Filter: target.Filter{{Type: "iframe"}, {Type: "worker"}},
 	}); err != nil {
 		stop()
 		return err
@@ -144,7 +152,14 @@ func (t *Tab) holdFramesOn(ctx context.Context, sess *chromedp.Target) error {
 					return
 				}
 				var ev target.EventAttachedToTarget
-				if jsonv2.Unmarshal(v, &ev) != nil || ev.TargetInfo == nil || ev.TargetInfo.Type != "iframe" {
+				if jsonv2.Unmarshal(v, &ev) != nil || ev.TargetInfo == nil {
+					continue
+				}
+				if ev.TargetInfo.Type == "worker" {
+					go t.resumeWorker(sess, ev.SessionID)
+					continue
+				}
+				if ev.TargetInfo.Type != "iframe" {
 					continue
 				}
 				go t.adoptFrame(sess, ev.SessionID, ev.TargetInfo.TargetID)
@@ -235,13 +250,34 @@ func (t *Tab) holdFrame(ctx context.Context, s *chromedp.Target) error {
 	return nil
 }
 
+// resumeWorker lets a dedicated worker run: auto-attach waits for one
+// whatever its filter says. Its requests are its page's, which the tab's
+// Fetch holds already. Its sockets are its own global's, unwrapped: a
+// worker waiting for the debugger evaluates nothing before it runs.
+func (t *Tab) resumeWorker(parent *chromedp.Target, auto target.SessionID) {
+	ctx, cancel := context.WithTimeout(t.dead, t.b.opts.CallTimeout)
+	defer cancel()
+	if err := resumeChild(ctx, parent, auto); err != nil && context.Cause(t.dead) == nil {
+		t.b.opts.Logf("tab %s: resume a worker: %v", t.id, err)
+	}
+}
+
 // resumeChild lets a frame waiting on its auto-attached session run.
 // Target.sendMessageToTarget is gone from cdproto, which speaks flat
 // sessions only, so it is called by name.
 func resumeChild(ctx context.Context, parent *chromedp.Target, auto target.SessionID) error {
-	return parent.Call(ctx, "Target.sendMessageToTarget", map[string]any{
-		"sessionId": auto, "message": `{"id":1,"method":"Runtime.runIfWaitingForDebugger"}`,
-	}, nil)
+	return sendChild(ctx, parent, auto, "Runtime.runIfWaitingForDebugger", struct{}{})
+}
+
+// sendChild sends a command to a child session, not waiting for its
+// answer: the child runs its commands in order, which is all that is
+// needed of it.
+func sendChild(ctx context.Context, parent *chromedp.Target, auto target.SessionID, method string, params any) error {
+	msg, err := json.Marshal(map[string]any{"id": 1, "method": method, "params": params})
+	if err != nil {
+		return err
+	}
+	return parent.Call(ctx, "Target.sendMessageToTarget", map[string]any{"sessionId": auto, "message": string(msg)}, nil)
 }
 
 // frameSession is the tab's session of an out-of-process frame, if it
