@@ -3,9 +3,18 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"vroom/app/internal/apptest"
 	"vroom/internal/modeltest"
@@ -116,4 +125,64 @@ func TestChannelsRun(t *testing.T) {
 func lastLines(s string, n int) string {
 	ls := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(ls[max(0, len(ls)-n):], "\n")
+}
+
+// planFromTask spawns one executor on the page the task names ("sign up
+// on URL as …"), for a server that serves many runs.
+func planFromTask() modeltest.Step {
+	urlRE := regexp.MustCompile(`sign up on (http://\S+) as`)
+	return modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		m := urlRE.FindStringSubmatch(r.Text())
+		if m == nil {
+			return modeltest.Call("done", map[string]any{"summary": "no page named", "success": false})
+		}
+		return modeltest.PlannerScript(map[string]any{"task": "sign up as " + channelEmail, "url": m[1]}).Func(r)
+	}}
+}
+
+// TestChannelsMCP: the same pages through vroom mcp (this binary as the
+// command, driven by an MCP client over stdio), each a run_task with the
+// payment frame's host allowed: nothing reaches the attacker, the
+// legitimate requests go, and the run's result names what was refused.
+func TestChannelsMCP(t *testing.T) {
+	needBrowser(t)
+	t.Parallel()
+	srv := modeltest.New(t)
+	srv.Script("planner", planFromTask())
+	srv.Script("executor", channelExecutor())
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "mcp", "--base-url", srv.URL, "--model", "executor", "--planner-model", "planner")
+	cmd.Env = append(os.Environ(), cliEnv+"=1", "VROOM_DATA_DIR="+dir, "VROOM_CONFIG_DIR="+dir, "OPENAI_API_KEY=sk-test-channels")
+	cmd.Stderr = io.Discard
+	c := mcp.NewClient(&mcp.Implementation{Name: "channels", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	session, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to vroom mcp: %v", err)
+	}
+	defer session.Close()
+	for _, channel := range slices.Sorted(maps.Keys(channels)) {
+		cs := newChannelSites(t)
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "run_task", Arguments: map[string]any{
+			"task":          "sign up on " + cs.site.URL + "/c/" + channel + " as " + channelEmail,
+			"allowed_hosts": []string{cs.thirdHost()},
+		}})
+		if err != nil {
+			t.Fatalf("%s: run_task: %v", channel, err)
+		}
+		b, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Success bool   `json:"success"`
+			Summary string `json:"summary"`
+		}
+		if err := json.Unmarshal(b, &out); err != nil || !out.Success {
+			t.Errorf("%s: run_task: %s (%v)", channel, b, err)
+			continue
+		}
+		checkChannel(t, cs, channel, out.Summary)
+	}
 }
