@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
@@ -61,11 +60,10 @@ func (b *Browser) holdWindows(ctx context.Context, s *session) error {
 // windowRequest answers a document request the browser paused. One a
 // tab sends before it is set up (a window's first navigation, each hop of
 // its redirects) is checked at once by the guard it has from its opener;
-// let go, its response is held until the tab is set up (its Fetch holding
-// every request, its wrappers installed, at most windowWait: a page
-// attaches once its document can run), so its document's requests are the
-// tab's to hold; refused, the window is closed. Any other request is its
-// tab's own Fetch's, and goes on.
+// refused, the window is closed. Its response is not held for the rest of
+// the set-up: a window's attach waits on its page, which would wait on
+// the response (SECURITY.md says what that leaves). Any other request is
+// its tab's own Fetch's, and goes on.
 func (b *Browser) windowRequest(s *session, br *chromedp.Browser, ev *fetch.EventRequestPaused) {
 	b.mu.Lock()
 	t := b.tabs[string(ev.FrameID)]
@@ -79,17 +77,7 @@ func (b *Browser) windowRequest(s *session, br *chromedp.Browser, ev *fetch.Even
 		}
 	}
 	var refused error
-	hold := false
-	switch {
-	case early && ev.ResponseStatusCode != 0 || early && ev.ResponseErrorReason != "":
-		wait := time.NewTimer(windowWait)
-		select {
-		case <-t.ready:
-		case <-t.dead.Done():
-		case <-wait.C:
-		}
-		wait.Stop()
-	case early:
+	if early {
 		t.auth.mu.Lock()
 		g := t.icpt.guard
 		if g != nil {
@@ -99,14 +87,13 @@ func (b *Browser) windowRequest(s *session, br *chromedp.Browser, ev *fetch.Even
 		if g != nil {
 			refused = g.check(g.ctx, requestOf(ev, t.id))
 			g.wg.Done()
-			hold = true
 		}
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, guardWait)
 	defer cancel()
 	var err error
 	if refused == nil {
-		_, err = cdp.Call(ctx, br, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID, InterceptResponse: &hold})
+		_, err = cdp.Call(ctx, br, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 	} else {
 		_, err = cdp.Call(ctx, br, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 204})
 		if err == nil {
