@@ -35,6 +35,79 @@ import (
 // resumed (resumeChild) once a session of the tab's, attached through
 // chromedp, holds its requests with the tab's Fetch set-up and wrappers.
 
+// adopt attaches to a page target and registers it as a Tab.
+func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Tab, error) {
+	t, known := b.register(s, id, opener)
+	if known {
+		return t, nil
+	}
+	return b.finish(ctx, t, opener)
+}
+
+// register makes the Tab of a page target and lists it, before it is
+// attached; known: it was listed already, and t is that tab. A window
+// gets its opener's guard here, before its first request (targets.go).
+// It sends no command: the read loop calls it for a popup.
+func (b *Browser) register(s *session, id, opener string) (t *Tab, known bool) {
+	var tctx context.Context
+	var cancel context.CancelFunc
+	if id == s.rootID {
+		tctx, cancel = s.ctx, func() {}
+	} else {
+		tctx, cancel = chromedp.NewContext(s.ctx, chromedp.WithTargetID(target.ID(id)))
+	}
+	t = newTab(b, s, id, tctx, cancel)
+	b.mu.Lock()
+	if prev, ok := b.tabs[id]; ok {
+		b.mu.Unlock()
+		cancel()
+		return prev, true
+	}
+	b.tabs[id] = t
+	b.order = append(b.order, id)
+	ot := b.tabs[opener]
+	b.mu.Unlock()
+	if ot != nil {
+		ot.shareGuard(t)
+	}
+	return t, false
+}
+
+// finish attaches a registered tab and announces it.
+func (b *Browser) finish(ctx context.Context, t *Tab, opener string) (*Tab, error) {
+	if err := t.attach(ctx); err != nil {
+		b.drop(t.id, err)
+		return nil, fmt.Errorf("attach tab %s: %w", t.id, err)
+	}
+	t.mu.Lock()
+	t.announced = true
+	t.mu.Unlock()
+	if opener != "" {
+		b.adoptedPopup(t, opener)
+	} else {
+		b.emit(Event{Kind: TabOpened, Tab: t.Info()})
+	}
+	return t, nil
+}
+
+// adoptPopup adopts a tab a page opened, which nobody asked for and so
+// nobody waits on: a failure is logged, and the popup stays out of the
+// list (finish has already dropped it). It runs in the read loop: the
+// tab is listed at once, so the window's first request finds it
+// (targets.go), and attached on a goroutine of its own.
+func (b *Browser) adoptPopup(s *session, id, opener string) {
+	t, known := b.register(s, id, opener)
+	if known {
+		return
+	}
+	go func() {
+		if _, err := b.finish(s.ctx, t, opener); err != nil {
+			b.opts.Logf("popup of %s: %v", opener, err)
+			b.popupFailed(opener)
+		}
+	}()
+}
+
 // holdWindows pauses the browser's document requests for
 // windowRequest.
 func (b *Browser) holdWindows(ctx context.Context, s *session) error {
