@@ -22,13 +22,13 @@ import (
 // A window is registered as a Tab with its opener's guard (shareGuard) as
 // the browser hears of it, and its first navigation is held by the
 // browser's own Fetch domain, which pauses every document request of the
-// browser (holdWindows): a window's is checked by its opener's guard once
-// the window's tab is set up (its Fetch holding every request, its
-// wrappers installed), any other goes on at once. Pausing the window
-// itself until attached (auto-attach waiting for the debugger) is not
-// possible through chromedp: a page with no document running yet is
-// resumed only by the session auto-attach made, which chromedp neither
-// routes nor lets speak.
+// browser (holdWindows): one a window sends before its tab is set up is
+// checked at once by its opener's guard; any other goes on, its tab's own
+// Fetch holding it. Pausing the window itself until attached (auto-attach
+// waiting for the debugger) is not possible through chromedp: a page with
+// no document running yet is resumed only by the session auto-attach
+// made, which the browser level makes flat, and chromedp neither routes
+// nor lets speak a session it did not open.
 //
 // A frame does wait, as auto-attach asks (waitForDebuggerOnStart): the
 // tab is told of it on a session that is not flat, through which it is
