@@ -67,8 +67,8 @@ func openSockets(t *testing.T, tab *Tab, urls ...string) {
 }
 
 // TestGuardRefusesSocketsElsewhere: a guarded tab's socket to its page's
-// own host is opened; one to another host is refused before its
-// handshake leaves, until the holder allows that host; without the guard
+// own origin is opened; one to another host, or to another port of its
+// host, is refused before its handshake leaves, until the holder allows that host; without the guard
 // sockets go anywhere again.
 func TestGuardRefusesSocketsElsewhere(t *testing.T) {
 	t.Parallel()
@@ -84,7 +84,9 @@ func TestGuardRefusesSocketsElsewhere(t *testing.T) {
 	}
 	ownURL := strings.Replace(page.URL, "http://", "ws://", 1) + "/ws"
 	leak := away + "/e?x=ada@example.com"
-	openSockets(t, tab, ownURL, leak)
+	// The page's own host on the attacker's port is another origin.
+	samehost := strings.Replace(away, "localhost", "127.0.0.1", 1) + "/e?x=ada@example.com"
+	openSockets(t, tab, ownURL, leak, samehost)
 	if own.Load() != 1 || hits.Load() != 0 {
 		t.Fatalf("own socket handshakes %d, attacker's %d: want 1 and 0", own.Load(), hits.Load())
 	}
