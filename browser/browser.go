@@ -186,7 +186,10 @@ func (b *Browser) start(ctx context.Context) error {
 		return fmt.Errorf("launch: discover targets: %w", err)
 	}
 	if err := b.holdWindows(startCtx, s); err != nil {
-		return fmt.Errorf("launch: hold new windows: %w", err)
+		// A browser without a Fetch domain of its own still works: the
+		// windows its guarded tabs open then have their first navigation
+		// unchecked (their tabs hold the rest).
+		b.opts.Logf("launch: hold new windows: %v", err)
 	}
 	if err := b.enableDownloads(startCtx, s); err != nil {
 		return fmt.Errorf("launch: %w", err)
