@@ -131,16 +131,22 @@ func (g *gate) lists(raw string, u *url.URL) error {
 // on leaving the run's sites. What the person approves here passes the
 // request guard once (request, below), so they are asked once.
 func (g *gate) navigation(ctx context.Context, agent, raw string) error {
-	if err := g.destination(ctx, agent, raw); err != nil {
+	if err := g.check(ctx, agent, raw); err != nil {
 		return err
 	}
 	g.pass(raw)
 	return nil
 }
 
-// destination is navigation's check without the pass: for a link that
-// opens a new tab, whose request no guard of this tab will see.
+// destination is navigation for a link that opens a new tab: the window
+// inherits the tab's guard, whose check of its first request the pass
+// answers.
 func (g *gate) destination(ctx context.Context, agent, raw string) error {
+	return g.navigation(ctx, agent, raw)
+}
+
+// check is navigation's check, without the pass.
+func (g *gate) check(ctx context.Context, agent, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "about") {
 		return fmt.Errorf("navigate to %q: %w: only http and https URLs are allowed", raw, ErrDenied)

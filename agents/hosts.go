@@ -198,11 +198,19 @@ func HostsNamed(text string) []string {
 }
 
 // looksLikeFile tells "report.pdf" or "main.go" from a host: a task that
-// names a file does not name a site.
+// names a file does not name a site. An extension no site ends in (pdf,
+// docx, csv…) makes a file of any name ("q3.report.pdf",
+// "backup.tar.gz"); one that is also a top-level domain some sites use
+// (go, md, zip…) only of a name with no other dot, so docs.example.md
+// stays a host.
 func looksLikeFile(h string) bool {
 	i := strings.LastIndexByte(h, '.')
 	switch h[i+1:] {
-	case "pdf", "txt", "csv", "json", "go", "js", "ts", "py", "md", "html", "htm", "png", "jpg", "jpeg", "gif", "doc", "docx", "xls", "xlsx", "zip":
+	case "pdf", "txt", "csv", "tsv", "json", "xml", "yaml", "yml", "png", "jpg", "jpeg", "gif", "webp", "svg", "heic",
+		"doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt", "ods", "rtf", "gz", "tgz", "bz2", "7z", "rar",
+		"mp3", "mp4", "wav", "mkv", "exe", "dmg", "iso", "apk", "ics", "vcf", "eml", "log", "htm", "epub", "ipynb":
+		return true
+	case "go", "js", "ts", "py", "md", "html", "zip", "mov", "sh":
 		return !strings.Contains(h[:i], ".")
 	}
 	return false

@@ -121,6 +121,10 @@ func TestHostsNamed(t *testing.T) {
 		"summarise notes.txt, main.go and data.csv":                                                                  nil,
 		"log in at accounts.example.com with sam@accounts.example.com":                                               {"accounts.example.com"},
 		"go to localhost:8080 then http://127.0.0.1:9000/a":                                                          {"127.0.0.1:9000", "localhost:8080"},
+		"attach q3.report.pdf and backup.tar.gz, then upload photo.final.jpeg to drive.example.com":                  {"drive.example.com"},
+		"fix main.go and deploy.sh, read docs.example.md and the notes at https://wiki.example.org/a.pdf":            {"wiki.example.org", "docs.example.md"},
+		"send invoice-2024.xlsx from billing@shop.example to jordan.lee@example.com":                                 nil,
+		"open https://shop.example/?ref=jordan.lee@example.com":                                                      {"shop.example"},
 	} {
 		if got := HostsNamed(text); strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("HostsNamed(%q) = %q, want %q", text, got, want)
@@ -155,5 +159,30 @@ func TestTaskEmailIsDataNotASite(t *testing.T) {
 	}
 	if !strings.Contains(why, "your email") {
 		t.Fatalf("refusal %q does not name the email", why)
+	}
+}
+
+// TestOffSiteSubdomainsAreOffSite: a subdomain of an off-site host is off
+// the run's sites, whatever its labels spell (the run's own name among
+// them); only the site's own subdomains are on it.
+func TestOffSiteSubdomainsAreOffSite(t *testing.T) {
+	t.Parallel()
+	sites := parseHosts([]string{"example.com", "127.0.0.1:8080"})
+	for raw, want := range map[string]bool{
+		"http://secret.attacker.example/":            false,
+		"http://example.com.attacker.example/":       false,
+		"http://jordan-lee-example-com.attacker.io/": false,
+		"http://attackerexample.com/":                false,
+		"http://www.example.com/":                    true,
+		"http://127.0.0.1.attacker.example:8080/":    false,
+		"http://127.0.0.1:8080/":                     true,
+	} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := matchesAny(sites, u); got != want {
+			t.Errorf("%s on the sites: %v, want %v", raw, got, want)
+		}
 	}
 }

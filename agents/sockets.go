@@ -5,7 +5,7 @@ import "context"
 // SocketGuard is the optional half of a GuardedTab that holds its pages'
 // WebSockets: the browser cannot pause a socket's handshake nor read what
 // a socket sends before it leaves, so a guarded tab's pages open sockets
-// only to their own host and the hosts AllowSockets names, and the guard
+// only to their own origin and the hosts AllowSockets names, and the guard
 // names the run's sites there before each action.
 type SocketGuard interface {
 	AllowSockets(ctx context.Context, hosts []string) error

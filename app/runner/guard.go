@@ -17,7 +17,9 @@ import (
 func (a *Tab) Guard(ctx context.Context, check func(ctx context.Context, r agents.Request) error) (func(), error) {
 	bt := a.tb()
 	stop, err := bt.Guard(a.ctx(ctx), func(ctx context.Context, r browser.Request) error {
-		sub := !r.Script && r.Frame != "" && r.Frame != bt.ID()
+		// A window the tab's page opened carries its guard: its own top
+		// frame's documents are navigations, as the tab's are.
+		sub := !r.Script && r.Frame != "" && r.Frame != r.Tab
 		return check(ctx, agents.Request{URL: r.URL, Method: r.Method, Body: r.Body, Redirect: r.Redirect, Script: r.Script, Subframe: sub})
 	})
 	if err != nil {
