@@ -56,6 +56,8 @@ type Tab struct {
 	netOn map[*chromedp.Target]bool
 
 	sc screencaster
+	// pv is the tab's state while a person's view serves it (ServePerson).
+	pv personView
 
 	// held counts the document requests the tab's guard holds while
 	// their check runs: an action awaiting the navigation it caused
