@@ -32,6 +32,9 @@ var personViewJS string
 const (
 	personWorld   = "vroom-person"
 	personBinding = "__vroomPersonSend"
+	// personReady is personview.js's word that it runs in the top
+	// document, whose world answers the calls about the focus.
+	personReady = "ready"
 )
 
 // PersonEventKind says what a PersonEvent is.
@@ -270,7 +273,7 @@ func (t *Tab) onPersonEvent(ev any) {
 	pv.contexts[b.ExecutionContextID] = true
 	e := m.PersonEvent
 	switch e.Kind {
-	case "ready":
+	case personReady:
 		pv.top = b.ExecutionContextID
 		return
 	case PersonPicker:
