@@ -81,6 +81,16 @@ export const api = {
   key: (tab: string, ev: KeyInput) => call('key', () => Go.KeyInput(tab, wire(ev))),
   /** fitView resizes a taken-over tab's viewport to width x height CSS pixels; 0, 0 restores it. */
   fitView: (tab: string, width: number, height: number) => call('fit view', () => Go.FitView(tab, width, height)),
+  /** personView serves the tab shown large to the person's view (pickers, menu, cursor), or stops. */
+  personView: (tab: string, on: boolean) => call('person view', () => Go.PersonView(tab, on)),
+  choosePicker: (tab: string, id: number, value: string) => call('choose', () => Go.ChoosePicker(tab, id, value)),
+  dismissPicker: (tab: string, id: number) => call('dismiss', () => Go.DismissPicker(tab, id)),
+  paste: (tab: string) => call('paste', () => Go.Paste(tab)),
+  copy: (tab: string) => call('copy', () => Go.Copy(tab)),
+  copyText: (text: string) => call('copy', () => Go.CopyText(text)),
+  insertText: (tab: string, text: string) => call('type', () => Go.InsertText(tab, text)),
+  openInNewTab: (url: string) => view<TabInfo>('open link in new tab', () => Go.OpenInNewTab(url)),
+  menuNav: (tab: string, kind: 'back' | 'forward' | 'reload') => call(kind, () => Go.MenuNav(tab, kind)),
   unmute: () => call('unmute', () => Go.Unmute()),
   mute: () => call('mute', () => Go.Mute()),
   setAgentMuted: (agent: string, muted: boolean) => call('mute agent', () => Go.SetAgentMuted(agent, muted)),
