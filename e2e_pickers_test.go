@@ -35,7 +35,11 @@ body{margin:0;background:#263238;font:22px sans-serif}
 #s{top:40px;background:#00c853;color:#000}
 #d{top:140px;background:#ff9100;color:#000}
 #c{top:240px;width:120px;padding:0}
+h1,label{position:absolute;left:440px;color:#eceff1;margin:0}
+h1{top:-40px;font-size:28px}
 </style>
+<h1 style="top:40px;left:600px">Book a table</h1>
+<label style="top:52px">Party size</label><label style="top:152px">Date</label><label style="top:252px">Tablecloth colour</label>
 <select id=s><option>one<option>two<option>three<option>four<option>five<option>six</select>
 <input id=d type=date value=2026-03-14>
 <input id=c type=color value=#e000ff>

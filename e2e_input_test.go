@@ -1,0 +1,173 @@
+package main
+
+import (
+	"image"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"vroom/internal/modeltest"
+	"vroom/internal/testenv"
+	"vroom/internal/testkit"
+)
+
+// The person's pointer and keys in their own tab in the real window: a
+// drag selects a paragraph and Ctrl+C puts it on the X clipboard; Ctrl+V
+// pastes the X clipboard into a field; an emoji typed reaches the field;
+// the context menu opens a link in a new tab and copies its address.
+
+// notesSite is a dark page with a green paragraph, a yellow field whose
+// every input is posted to the site, and a magenta link to /report.
+type notesSite struct {
+	*httptest.Server
+	mu      sync.Mutex
+	field   []string
+	reports int
+}
+
+const notesPage = `<!doctype html><title>Notes</title>
+<style>
+body{margin:0;background:#263238;font:28px sans-serif}
+#p{position:absolute;left:40px;top:40px;width:900px;margin:0;padding:10px 0;background:#00c853;color:#000;white-space:nowrap}
+#f{position:absolute;left:40px;top:160px;width:600px;height:56px;font-size:28px;background:#ffeb3b;border:none}
+#a{position:absolute;left:40px;top:280px;width:400px;height:60px;background:#e000ff;color:#fff}
+</style>
+<p id=p>Quarterly figures are ready</p>
+<input id=f aria-label=Notes autocomplete=off>
+<a id=a href="/report">Read the report</a>
+<script>f.addEventListener('input', () => fetch('/api/field', {method:'POST', body:f.value}))</script>`
+
+func newNotesSite(t *testing.T) *notesSite {
+	s := &notesSite{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /notes", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, notesPage)
+	})
+	mux.HandleFunc("GET /report", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.reports++
+		s.mu.Unlock()
+		io.WriteString(w, "<!doctype html><title>Report</title><p>The report")
+	})
+	mux.HandleFunc("POST /api/field", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.field = append(s.field, string(b))
+		s.mu.Unlock()
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// fieldNow is the field's last value the page posted.
+func (s *notesSite) fieldNow() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.field) == 0 {
+		return ""
+	}
+	return s.field[len(s.field)-1]
+}
+
+func (s *notesSite) reportLoads() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reports
+}
+
+var notesYellow = colourNear(0xff, 0xeb, 0x3b)
+
+// xClipboard is the X clipboard's text now ("" when nobody holds it).
+func xClipboard() string {
+	out, err := exec.Command("xclip", "-o", "-selection", "clipboard").Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+// setXClipboard puts text on the X clipboard as another desktop program
+// would: xclip holds it until the test ends.
+func setXClipboard(t *testing.T, text string) {
+	t.Helper()
+	cmd := exec.Command("xclip", "-quiet", "-selection", "clipboard", "-i")
+	cmd.Stdin = strings.NewReader(text)
+	if err := cmd.Start(); err != nil {
+		testenv.Missing(t, "xclip (apt-get install xclip): "+err.Error())
+	}
+	t.Cleanup(func() {
+		if err := cmd.Process.Kill(); err != nil {
+			t.Logf("stop xclip: %v", err)
+		}
+		_ = cmd.Wait() // killed: its status says only that
+	})
+	testkit.WaitFor(t, 5*time.Second, "xclip holding the clipboard", func() bool { return xClipboard() == text })
+}
+
+func TestWindowClipboardMenuEmoji(t *testing.T) {
+	testenv.NeedDisplay(t)
+	if _, err := exec.LookPath("xclip"); err != nil {
+		testenv.Missing(t, "xclip (apt-get install xclip)")
+	}
+	site := newNotesSite(t)
+	d := startWindowApp(t, modeltest.New(t))
+	openInView(t, d, site.URL+"/notes")
+	img := d.await(t, "the notes shown", func(img image.Image) bool {
+		return region(img, chatGreen).Dx() > 300 && region(img, notesYellow).Dx() > 200 && region(img, chatMagenta).Dx() > 150
+	})
+	para, field, link := region(img, chatGreen), region(img, notesYellow), region(img, chatMagenta)
+	pt := func(x, y int) []string { return []string{"mousemove", "--window", d.window, strconv.Itoa(x), strconv.Itoa(y)} }
+
+	// Drag across the paragraph with the button held, then Ctrl+C.
+	y := (para.Min.Y + para.Max.Y) / 2
+	args := append(pt(para.Min.X+2, y), "mousedown", "1")
+	for i := 1; i <= 8; i++ {
+		args = append(args, append([]string{"sleep", "0.05"}, pt(para.Min.X+2+(para.Dx()-4)*i/8, y)...)...)
+	}
+	d.xdo(t, append(args, "sleep", "0.1", "mouseup", "1")...)
+	d.xdo(t, "key", "ctrl+c")
+	const para0 = "Quarterly figures are ready"
+	testkit.WaitFor(t, 15*time.Second, "the paragraph on the X clipboard", func() bool { return strings.TrimSpace(xClipboard()) == para0 })
+
+	// The X clipboard pasted into the field, then an emoji typed after it.
+	const desk = "from the desktop"
+	setXClipboard(t, desk)
+	d.clickAt(t, image.Pt((field.Min.X+field.Max.X)/2, (field.Min.Y+field.Max.Y)/2))
+	d.xdo(t, "sleep", "0.3")
+	d.xdo(t, "key", "ctrl+v")
+	testkit.WaitFor(t, 15*time.Second, "the page's field holding the pasted text", func() bool { return site.fieldNow() == desk })
+	// xdotool types a character the keymap lacks by mapping it to a spare
+	// key for the stroke: a long stroke lets GTK read the key while the
+	// mapping holds.
+	d.xdo(t, "type", "--delay", "400", "😀")
+	testkit.WaitFor(t, 15*time.Second, "the emoji in the page's field", func() bool { return site.fieldNow() == desk+"😀" })
+
+	// Right-click the link: Open link in new tab (the menu's first item),
+	// then Copy link address (its second).
+	at := image.Pt(link.Min.X+40, (link.Min.Y+link.Max.Y)/2)
+	item := func(i int) image.Point { return image.Pt(at.X+60, at.Y+1+4+14+28*i) }
+	// Where the menu has no text: its right end, 220 pixels wide.
+	blank := func(i int) image.Point { return image.Pt(at.X+205, item(i).Y) }
+	d.xdo(t, append(pt(at.X, at.Y), "click", "3")...)
+	d.await(t, "the context menu at the pointer", func(img image.Image) bool { return isWhite(img, blank(0)) && isWhite(img, blank(1)) })
+	d.clickAt(t, item(0))
+	testkit.WaitFor(t, 15*time.Second, "the site serving the link to a new tab", func() bool { return site.reportLoads() == 1 })
+	d.xdo(t, append(pt(at.X, at.Y), "click", "3")...)
+	d.await(t, "the context menu again", func(img image.Image) bool { return isWhite(img, blank(1)) })
+	d.clickAt(t, item(1))
+	testkit.WaitFor(t, 15*time.Second, "the link's address on the X clipboard", func() bool { return xClipboard() == site.URL+"/report" })
+}
+
+// isWhite says whether the window shows Vroom's white popup at p.
+func isWhite(img image.Image, p image.Point) bool {
+	r, g, b, _ := img.At(p.X, p.Y).RGBA()
+	return r>>8 > 225 && g>>8 > 225 && b>>8 > 225
+}
