@@ -112,6 +112,11 @@ func setXClipboard(t *testing.T, text string) {
 	testkit.WaitFor(t, 5*time.Second, "xclip holding the clipboard", func() bool { return xClipboard() == text })
 }
 
+// TestWindowClipboardMenuEmoji: in the person's tab, a drag across a
+// paragraph and Ctrl+C put its text on the X clipboard; text another
+// program put there is pasted by Ctrl+V; an emoji typed reaches the page's
+// field; the context menu on a link opens it in a new tab (the site serves
+// it) and copies its address to the X clipboard.
 func TestWindowClipboardMenuEmoji(t *testing.T) {
 	testenv.NeedDisplay(t)
 	if _, err := exec.LookPath("xclip"); err != nil {
@@ -124,7 +129,9 @@ func TestWindowClipboardMenuEmoji(t *testing.T) {
 		return region(img, chatGreen).Dx() > 300 && region(img, notesYellow).Dx() > 200 && region(img, chatMagenta).Dx() > 150
 	})
 	para, field, link := region(img, chatGreen), region(img, notesYellow), region(img, chatMagenta)
-	pt := func(x, y int) []string { return []string{"mousemove", "--window", d.window, strconv.Itoa(x), strconv.Itoa(y)} }
+	pt := func(x, y int) []string {
+		return []string{"mousemove", "--window", d.window, strconv.Itoa(x), strconv.Itoa(y)}
+	}
 
 	// Drag across the paragraph with the button held, then Ctrl+C.
 	y := (para.Min.Y + para.Max.Y) / 2

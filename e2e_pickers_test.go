@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,7 +96,7 @@ func openInView(t *testing.T, d *desktopApp, url string) {
 	d.xdo(t, "key", "Return")
 }
 
-func hasLog(d *desktopApp, s string) bool { return regexp.MustCompile(regexp.QuoteMeta(s)).MatchString(d.logs.String()) }
+func hasLog(d *desktopApp, s string) bool { return strings.Contains(d.logs.String(), s) }
 
 // TestWindowPickers: a click on a native select draws its list under it
 // (the README's picture); the fourth option clicked with the mouse, then
@@ -173,4 +174,3 @@ func hasSwatchRow(img image.Image, left, bottom int) bool {
 	}
 	return white > 150
 }
-

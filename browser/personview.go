@@ -199,6 +199,11 @@ func (t *Tab) armPerson(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, tg, runtime.AddBinding, runtime.AddBindingParams{Name: personBinding, ExecutionContextName: personWorld}); err != nil {
 		return fmt.Errorf("add binding: %w", err)
 	}
+	// Before the script, which remakes the scrollbars of the document it
+	// starts in.
+	if err := t.showScrollbars(ctx, true, 0); err != nil {
+		return fmt.Errorf("show scrollbars: %w", err)
+	}
 	src := strings.Replace(personViewJS, "BINDING", "'"+personBinding+"'", 1)
 	res, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 		Source: src, WorldName: personWorld, RunImmediately: new(true),
@@ -209,8 +214,20 @@ func (t *Tab) armPerson(ctx context.Context) error {
 	t.pv.mu.Lock()
 	t.pv.script = res.Identifier
 	t.pv.mu.Unlock()
-	if _, err := cdp.Call(ctx, tg, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: false}); err != nil {
-		return fmt.Errorf("show scrollbars: %w", err)
+	return nil
+}
+
+// showScrollbars shows or hides the page's scrollbars. Chromium applies
+// the setting to scrollbars as they are made: the top document's are made
+// again (personview.js's rescroll) in the world top, when there is one.
+func (t *Tab) showScrollbars(ctx context.Context, show bool, top runtime.ExecutionContextID) error {
+	if _, err := cdp.Call(ctx, t.target(), emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: !show}); err != nil {
+		return err
+	}
+	// Best effort: a document whose script has not run yet makes its
+	// scrollbars with the new setting.
+	if top != 0 {
+		_ = t.personCall(ctx, top, nil, "rescroll")
 	}
 	return nil
 }
@@ -229,7 +246,7 @@ func (t *Tab) endPerson(gen int) {
 		close(pv.out)
 		pv.out = nil
 	}
-	script, contexts := pv.script, pv.contexts
+	script, contexts, top := pv.script, pv.contexts, pv.top
 	pv.script, pv.contexts, pv.pickers, pv.top = "", nil, nil, 0
 	pv.mu.Unlock()
 	if script == "" || t.dead.Err() != nil {
@@ -245,7 +262,9 @@ func (t *Tab) endPerson(gen int) {
 	for id := range contexts {
 		_, _ = cdp.Call(ctx, tg, runtime.Evaluate, runtime.EvaluateParams{Expression: `globalThis.__vroomPerson?.off()`, ContextID: id, Silent: new(true)})
 	}
-	_, _ = cdp.Call(ctx, tg, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: true})
+	if err := t.showScrollbars(ctx, false, top); err != nil {
+		t.b.opts.Logf("tab %s: hide the scrollbars again: %v", t.id, err)
+	}
 }
 
 // onPersonEvent takes personview.js's messages, in the tab's read loop.

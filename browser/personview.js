@@ -306,14 +306,34 @@
     selection() {
       return selectedText(deepActive())
     },
+    // rescroll makes the root scroller's scrollbars again, which takes
+    // in whether they show; the page's own style is put back as it was.
+    rescroll() {
+      const de = document.documentElement
+      const was = de.style.getPropertyValue('overflow')
+      const prio = de.style.getPropertyPriority('overflow')
+      de.style.setProperty('overflow', 'hidden', 'important')
+      void de.offsetWidth
+      if (was) de.style.setProperty('overflow', was, prio)
+      else de.style.removeProperty('overflow')
+      if (!de.getAttribute('style')) de.removeAttribute('style')
+      void de.offsetWidth
+    },
     off() {
       on = false
       open.clear()
     },
     resume() {
       on = true
-      if (window === window.top) send({ kind: 'ready' })
+      started()
     },
   }
-  if (window === window.top) send({ kind: 'ready' })
+  // started says the top document is served, and shows its scrollbars
+  // if it was made before (Chromium hid them for an agent).
+  function started() {
+    if (window !== window.top) return
+    send({ kind: 'ready' })
+    if (document.readyState !== 'loading') globalThis.__vroomPerson.rescroll()
+  }
+  started()
 })()

@@ -177,3 +177,50 @@ func TestPersonCursorMenuClipboard(t *testing.T) {
 		t.Fatalf("the page saw %q", got)
 	}
 }
+
+// A person's tab shows its scrollbars (agents' tabs hide theirs); once
+// the view stops serving it, they hide again and a select's click is the
+// page's own once more.
+func TestPersonScrollbarsAndEnd(t *testing.T) {
+	t.Parallel()
+	ctx := tctx(t)
+	tab, err := testBrowser.Open(ctx, `data:text/html,<body style="margin:0;height:3000px"><select id=s><option>a<option>b</select><script>window.downs=0;s.addEventListener('mousedown', e => { downs++; window.prevented = e.defaultPrevented })</script></body>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tab.Close(ctx) })
+	bar := func() int { return eval[int](t, tab, `innerWidth - document.documentElement.clientWidth`) }
+	if w := bar(); w != 0 {
+		t.Fatalf("an agent's tab shows a %d px scrollbar", w)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	ch, err := tab.ServePerson(sctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for bar() <= 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the person's tab shows no scrollbar")
+		}
+		if err := tab.ForwardPointer(ctx, PointerInput{Type: "move", X: 2, Y: 2, ViewWidth: 1280, ViewHeight: 800}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	for range ch {
+	}
+	deadline = time.Now().Add(5 * time.Second)
+	for bar() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the scrollbar stayed after the view stopped serving the tab")
+		}
+		if err := tab.ForwardPointer(ctx, PointerInput{Type: "move", X: 1, Y: 1, ViewWidth: 1280, ViewHeight: 800}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	click(t, tab, 20, 10, "left")
+	if got := eval[string](t, tab, `downs + ' ' + prevented`); got != "1 false" {
+		t.Fatalf("after the end the page's select saw %q", got)
+	}
+}

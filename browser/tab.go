@@ -182,6 +182,11 @@ func (t *Tab) attach(ctx context.Context) error {
 	if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 		return err
 	}
+	// No scrollbars take a strip of an agent's viewport or screenshots;
+	// a person's tab shows them while a view serves it (ServePerson).
+	if _, err := cdp.Call(ctx, tg, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: true}); err != nil {
+		return err
+	}
 	if err := t.interceptChoosers(ctx, tg); err != nil {
 		return err
 	}
