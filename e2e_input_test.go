@@ -15,6 +15,7 @@ import (
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 	"vroom/internal/testkit"
+	"vroom/internal/xcursor"
 )
 
 // The person's pointer and keys in their own tab in the real window: a
@@ -133,6 +134,8 @@ func TestWindowClipboardMenuEmoji(t *testing.T) {
 		return []string{"mousemove", "--window", d.window, strconv.Itoa(x), strconv.Itoa(y)}
 	}
 
+	checkCursors(t, d, para, link)
+
 	// Drag across the paragraph with the button held, then Ctrl+C.
 	y := (para.Min.Y + para.Max.Y) / 2
 	args := append(pt(para.Min.X+2, y), "mousedown", "1")
@@ -177,4 +180,39 @@ func TestWindowClipboardMenuEmoji(t *testing.T) {
 func isWhite(img image.Image, p image.Point) bool {
 	r, g, b, _ := img.At(p.X, p.Y).RGBA()
 	return r>>8 > 225 && g>>8 > 225 && b>>8 > 225
+}
+
+// checkCursors moves the real pointer over the page's link and text: the
+// X cursor over the link is the one the window shows over its own buttons
+// (a pointing hand), over the text another (a text beam), and over the
+// empty page the arrow.
+func checkCursors(t *testing.T, d *desktopApp, para, link image.Rectangle) {
+	t.Helper()
+	cursorAt := func(p image.Point) xcursor.Image {
+		t.Helper()
+		d.xdo(t, "mousemove", "--window", d.window, strconv.Itoa(p.X), strconv.Itoa(p.Y))
+		d.xdo(t, "mousemove", "--window", d.window, strconv.Itoa(p.X+1), strconv.Itoa(p.Y))
+		var img xcursor.Image
+		testkit.WaitFor(t, 5*time.Second, "the X cursor", func() bool {
+			var err error
+			img, err = xcursor.Current()
+			return err == nil
+		})
+		return img
+	}
+	// The Settings button, at the window's top right, asks for a pointer.
+	hand := cursorAt(image.Pt(1220, 24))
+	arrow := cursorAt(image.Pt(link.Max.X+200, link.Max.Y+150))
+	if hand == arrow {
+		t.Fatalf("the window's button and the empty page show the same cursor %+v", hand)
+	}
+	var over xcursor.Image
+	testkit.WaitFor(t, 10*time.Second, "a pointing hand over the page's link", func() bool {
+		over = cursorAt(image.Pt(link.Min.X+30, (link.Min.Y+link.Max.Y)/2))
+		return over == hand
+	})
+	testkit.WaitFor(t, 10*time.Second, "a text beam over the page's words", func() bool {
+		over = cursorAt(image.Pt(para.Min.X+60, (para.Min.Y+para.Max.Y)/2))
+		return over != hand && over != arrow
+	})
 }
