@@ -30,6 +30,7 @@ type notesSite struct {
 	mu      sync.Mutex
 	field   []string
 	reports int
+	slider  int
 }
 
 const notesPage = `<!doctype html><title>Notes</title>
@@ -38,11 +39,14 @@ body{margin:0;background:#263238;font:28px sans-serif}
 #p{position:absolute;left:40px;top:40px;width:900px;margin:0;padding:10px 0;background:#00c853;color:#000;white-space:nowrap}
 #f{position:absolute;left:40px;top:160px;width:600px;height:56px;font-size:28px;background:#ffeb3b;border:none}
 #a{position:absolute;left:40px;top:280px;width:400px;height:60px;background:#e000ff;color:#fff}
+#r{position:absolute;left:40px;top:400px;width:400px;height:40px;margin:0}
 </style>
 <p id=p>Quarterly figures are ready</p>
 <input id=f aria-label=Notes autocomplete=off>
 <a id=a href="/report">Read the report</a>
-<script>f.addEventListener('input', () => fetch('/api/field', {method:'POST', body:f.value}))</script>`
+<input id=r type=range min=0 max=100 value=0 aria-label=Volume>
+<script>f.addEventListener('input', () => fetch('/api/field', {method:'POST', body:f.value}))
+r.addEventListener('change', () => fetch('/api/range?v=' + r.value, {method:'POST'}))</script>`
 
 func newNotesSite(t *testing.T) *notesSite {
 	s := &notesSite{}
@@ -56,6 +60,12 @@ func newNotesSite(t *testing.T) *notesSite {
 		s.reports++
 		s.mu.Unlock()
 		io.WriteString(w, "<!doctype html><title>Report</title><p>The report")
+	})
+	mux.HandleFunc("POST /api/range", func(w http.ResponseWriter, r *http.Request) {
+		v, _ := strconv.Atoi(r.URL.Query().Get("v"))
+		s.mu.Lock()
+		s.slider = v
+		s.mu.Unlock()
 	})
 	mux.HandleFunc("POST /api/field", func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
@@ -76,6 +86,12 @@ func (s *notesSite) fieldNow() string {
 		return ""
 	}
 	return s.field[len(s.field)-1]
+}
+
+func (s *notesSite) sliderAt() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.slider
 }
 
 func (s *notesSite) reportLoads() int {
@@ -113,8 +129,9 @@ func setXClipboard(t *testing.T, text string) {
 	testkit.WaitFor(t, 5*time.Second, "xclip holding the clipboard", func() bool { return xClipboard() == text })
 }
 
-// TestWindowClipboardMenuEmoji: in the person's tab, a drag across a
-// paragraph and Ctrl+C put its text on the X clipboard; text another
+// TestWindowClipboardMenuEmoji: in the person's tab, the cursor follows
+// the page; a slider's thumb follows a drag; a drag across a paragraph and
+// Ctrl+C put its text on the X clipboard; text another
 // program put there is pasted by Ctrl+V; an emoji typed reaches the page's
 // field; the context menu on a link opens it in a new tab (the site serves
 // it) and copies its address to the X clipboard.
@@ -135,6 +152,17 @@ func TestWindowClipboardMenuEmoji(t *testing.T) {
 	}
 
 	checkCursors(t, d, para, link)
+
+	// The slider's thumb, at its left end, dragged three quarters along.
+	scale := float64(link.Dx()) / 400
+	sy := link.Min.Y + int((400+20-280)*scale)
+	sx := link.Min.X + int(8*scale)
+	drag := append(pt(sx, sy), "mousedown", "1")
+	for i := 1; i <= 8; i++ {
+		drag = append(drag, append([]string{"sleep", "0.05"}, pt(sx+int(300*scale)*i/8, sy)...)...)
+	}
+	d.xdo(t, append(drag, "sleep", "0.1", "mouseup", "1")...)
+	testkit.WaitFor(t, 15*time.Second, "the page's slider dragged past half way", func() bool { return site.sliderAt() > 50 })
 
 	// Drag across the paragraph with the button held, then Ctrl+C.
 	y := (para.Min.Y + para.Max.Y) / 2
@@ -188,31 +216,39 @@ func isWhite(img image.Image, p image.Point) bool {
 // empty page the arrow.
 func checkCursors(t *testing.T, d *desktopApp, para, link image.Rectangle) {
 	t.Helper()
+	// cursorAt moves the pointer to p and reads the cursor once it has
+	// stopped changing (the page's answer comes a few events later).
 	cursorAt := func(p image.Point) xcursor.Image {
 		t.Helper()
 		d.xdo(t, "mousemove", "--window", d.window, strconv.Itoa(p.X), strconv.Itoa(p.Y))
 		d.xdo(t, "mousemove", "--window", d.window, strconv.Itoa(p.X+1), strconv.Itoa(p.Y))
-		var img xcursor.Image
-		testkit.WaitFor(t, 5*time.Second, "the X cursor", func() bool {
+		var img, prev xcursor.Image
+		same := 0
+		testkit.WaitFor(t, 5*time.Second, "the X cursor settled", func() bool {
 			var err error
-			img, err = xcursor.Current()
-			return err == nil
+			if img, err = xcursor.Current(); err != nil {
+				return false
+			}
+			if img == prev {
+				same++
+			} else {
+				same = 0
+			}
+			prev = img
+			return same >= 4
 		})
 		return img
 	}
 	// The Settings button, at the window's top right, asks for a pointer.
-	hand := cursorAt(image.Pt(1220, 24))
 	arrow := cursorAt(image.Pt(link.Max.X+200, link.Max.Y+150))
+	hand := cursorAt(image.Pt(1220, 24))
 	if hand == arrow {
 		t.Fatalf("the window's button and the empty page show the same cursor %+v", hand)
 	}
-	var over xcursor.Image
-	testkit.WaitFor(t, 10*time.Second, "a pointing hand over the page's link", func() bool {
-		over = cursorAt(image.Pt(link.Min.X+30, (link.Min.Y+link.Max.Y)/2))
-		return over == hand
-	})
-	testkit.WaitFor(t, 10*time.Second, "a text beam over the page's words", func() bool {
-		over = cursorAt(image.Pt(para.Min.X+60, (para.Min.Y+para.Max.Y)/2))
-		return over != hand && over != arrow
-	})
+	if over := cursorAt(image.Pt(link.Min.X+30, (link.Min.Y+link.Max.Y)/2)); over != hand {
+		t.Errorf("over the page's link the cursor is %+v, not the pointing hand %+v", over, hand)
+	}
+	if over := cursorAt(image.Pt(para.Min.X+60, (para.Min.Y+para.Max.Y)/2)); over == hand || over == arrow {
+		t.Errorf("over the page's words the cursor is %+v, no text beam", over)
+	}
 }
