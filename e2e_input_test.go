@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+
 	"vroom/internal/modeltest"
 	"vroom/internal/testenv"
 	"vroom/internal/testkit"
@@ -250,5 +253,43 @@ func checkCursors(t *testing.T, d *desktopApp, para, link image.Rectangle) {
 	}
 	if over := cursorAt(image.Pt(para.Min.X+60, (para.Min.Y+para.Max.Y)/2)); over == hand || over == arrow {
 		t.Errorf("over the page's words the cursor is %+v, no text beam", over)
+	}
+}
+
+// TestDesktopInputMethod: text an input method composes in the person's
+// view (here Chromium's own IME events, as an IBus would send WebKit
+// its) reaches the page's field whole, and the page saves it.
+func TestDesktopInputMethod(t *testing.T) {
+	testenv.NeedDisplay(t)
+	site := newDeskSite(t)
+	url, _ := startDesk(t, modeltest.New(t))
+	ctx := headless(t, url)
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`input[name=omnibox]`), site.URL+"/signup"),
+		chromedp.KeyEvent("\r"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	const view = `canvas[aria-label="The active tab"]`
+	waitJS(t, ctx, "the signup page in the view", `(() => { const c = document.querySelector('`+view+`'); return !!c && +c.dataset.frames > 0 && document.querySelector('li.tab.active')?.title.endsWith('/signup') })()`, 30*time.Second)
+	box := eval[[]float64](t, ctx, `(() => { const r = document.querySelector('`+view+`').getBoundingClientRect(); return [r.left, r.top, r.width, r.height] })()`)
+	const word = "日本語"
+	if err := chromedp.Do(ctx, chromedp.MouseClickXY(box[0]+box[2]/2, box[1]+box[3]*0.2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, input.ImeSetComposition, input.ImeSetCompositionParams{Text: "にほんご", SelectionStart: 4, SelectionEnd: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, input.InsertText, input.InsertTextParams{Text: word}); err != nil {
+		t.Fatal(err)
+	}
+	// The live view sends input in order: the word reaches the page
+	// before the click on Save.
+	if err := chromedp.Do(ctx, chromedp.MouseClickXY(box[0]+box[2]/2, box[1]+box[3]*0.6)); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 15*time.Second, "the page saving the composed word", func() bool { return len(site.savedValues()) > 0 })
+	if got := site.savedValues(); len(got) != 1 || got[0] != word {
+		t.Fatalf("the page saved %q, want %q", got, word)
 	}
 }
