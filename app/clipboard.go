@@ -42,7 +42,7 @@ func (c wailsClipboard) SetText(text string) error {
 // hasWindow says whether ctx is the window's: Wails' runtime calls end the
 // process on any other.
 func hasWindow(ctx context.Context) bool {
-	return ctx.Value("frontend") != nil //nolint:staticcheck // Wails' own key
+	return ctx.Value("frontend") != nil // the key Wails' runtime looks up
 }
 
 // clipboard is the desktop's clipboard.

@@ -307,9 +307,9 @@ func (t *Tab) onPersonEvent(ev any) {
 	default:
 		return
 	}
-	// Another holder's actions (an agent given the tab) are not the
-	// person's to answer.
-	if owner := t.Info().Owner; owner != "" && e.Kind != PersonCopied {
+	// What another holder does in the tab (an agent given it) is not the
+	// person's: no popup for them, nothing on their clipboard.
+	if t.Info().Owner != "" {
 		return
 	}
 	select {
