@@ -74,6 +74,7 @@ func uiTypes() ([]byte, error) {
 		event(app.EventMuted),
 		event(app.EventMicLevel),
 		event(app.EventNotice),
+		event(app.EventPerson),
 	})
 	return g.Bytes()
 }

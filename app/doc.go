@@ -64,6 +64,21 @@
 // input one event at a time, in order, and the hand-back waits until all
 // of it has reached the tab.
 //
+// # The person's own tab
+//
+// Headless Chromium paints no popup widget and no context menu, sets no
+// cursor and keeps its own clipboard. While the UI shows the active tab
+// large it calls PersonView, which serves that tab's page to the view
+// (browser.Tab.ServePerson): select, date, time, colour and datalist
+// popups and the context menu arrive as EventPerson and are drawn by the
+// UI where Chrome draws them, the choice goes back through ChoosePicker,
+// the cursor shape the page asks for goes on the view, and the page's
+// scrollbars show. What a copy or cut in the page took goes to the
+// desktop's clipboard (Wails'); Paste brings the desktop's text in, with
+// the page's paste event; InsertText types an emoji or an input method's
+// text whole. Agents' tabs are never served: they choose with the select
+// action.
+//
 // # Voice controls
 //
 // Push-to-talk is the backquote key held in the window (ignored in text
@@ -90,7 +105,10 @@
 //     Run. omnibox.go: Submit, a URL or a task.
 //   - tabbindings.go: the window's tabs (the coalesced tabs:changed),
 //     LiveEndpoint, PointerInput and KeyInput. live.go: the frame stream.
-//     takeover.go: TakeOver, HandBack, FitView.
+//     takeover.go: TakeOver, HandBack, FitView. personview.go:
+//     PersonView, EventPerson, ChoosePicker, DismissPicker. clipboard.go:
+//     the desktop's clipboard, Paste, Copy, CopyText, InsertText.
+//     contextmenu.go: OpenInNewTab, MenuNav.
 //   - cards.go: the confirmations and questions waiting for the person.
 //     voicecards.go: a spoken answer to a card. voicecontrols.go: Unmute,
 //     Mute, SetAgentMuted and the mic meter.

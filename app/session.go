@@ -37,6 +37,9 @@ type session struct {
 	// remote is the pool of remote browsers runs open tabs in, when
 	// Settings list endpoints (remotebrowsers.go); it has its own lock.
 	remote remotePool
+	// people are the tabs served to the person's view (personview.go);
+	// it has its own lock.
+	people personViews
 }
 
 // startSession launches the browser in the background, so the window

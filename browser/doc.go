@@ -73,6 +73,24 @@
 // once. Permissions are set per origin ahead of a page's request
 // (SetPermission): the protocol has no event for one.
 //
+// # A person's tab
+//
+// `Tab.ServePerson` arms a tab a person drives from a live view:
+// `personview.js` runs in an isolated world of every frame (the page
+// cannot see it), prevents the popups headless Chromium would open unseen
+// (a native select's list, the date, time, colour and datalist pickers:
+// from a click, or Space, Alt+Down, F4) and reports through a binding what
+// the view must draw instead (`Picker`: the element's box in the top
+// viewport, its options or value and bounds), the cursor the page asks for
+// under the pointer (its computed cursor; for auto a text beam over text
+// and fields), the context menu a right-click asks for unless the page
+// prevents it, and the text a copy or cut took. `Choose` sets the value
+// as a person's choice does, then input and change; `PasteText` gives the
+// focused element a paste event with the desktop's text and inserts it;
+// `InsertText` types an input method's text whole. Scrollbars are hidden
+// per tab by emulation (headless mode's flag would hide them for good)
+// and shown while a person's view serves the tab.
+//
 // # The page's words
 //
 // One reader (js/read.js) reads a document as a person does: a line per
@@ -238,6 +256,9 @@
 //     person's back, forward, reload and stop, sent as they are, not as checked
 //     actions. `findinpage.go` (with `findinpage.js`): find in page, its
 //     matches highlighted with the CSS Custom Highlight API.
+//     `personview.go` (with `personview.js`): `ServePerson`, its
+//     events, `Choose`; `clipboard.go`: `PasteText`, `SelectedText`,
+//     `InsertText`.
 //   - `pointer.go`: a click into an out-of-process frame waits until the page
 //     is drawn and must land on its target — the compositor's hit-test data
 //     lags a layout shift of the parent, and a press sent before it catches up

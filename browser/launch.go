@@ -192,7 +192,9 @@ func (b *Browser) allocator(parent context.Context) (context.Context, context.Ca
 		chromedp.Flag("disable-features", disabled),
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("no-pings", true),
-		chromedp.Flag("hide-scrollbars", true),
+		// Scrollbars are hidden per tab by emulation (attach), so a
+		// person's tab can show them; headless mode's flag would win.
+		chromedp.Flag("hide-scrollbars", false),
 		chromedp.Flag("mute-audio", true),
 		chromedp.WindowSize(o.Width, o.Height),
 	)

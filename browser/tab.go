@@ -56,6 +56,8 @@ type Tab struct {
 	netOn map[*chromedp.Target]bool
 
 	sc screencaster
+	// pv is the tab's state while a person's view serves it (ServePerson).
+	pv personView
 
 	// held counts the document requests the tab's guard holds while
 	// their check runs: an action awaiting the navigation it caused
@@ -182,6 +184,11 @@ func (t *Tab) attach(ctx context.Context) error {
 	// Every tab behaves as the focused one: agents work in many at once,
 	// and a page that thinks it lost focus may close menus or pause.
 	if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		return err
+	}
+	// No scrollbars take a strip of an agent's viewport or screenshots;
+	// a person's tab shows them while a view serves it (ServePerson).
+	if _, err := cdp.Call(ctx, tg, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: true}); err != nil {
 		return err
 	}
 	if err := t.interceptChoosers(ctx, tg); err != nil {

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
   chromium poppler-utils
-  xvfb xauth x11-utils xdotool imagemagick fonts-dejavu-core
+  xvfb xauth x11-utils xdotool xclip imagemagick fonts-dejavu-core
   pulseaudio pulseaudio-utils sox libsox-fmt-pulse espeak-ng
   gnome-keyring dbus dbus-x11 libsecret-tools
 )

@@ -60,6 +60,16 @@ export interface Confirmation {
   url?: string
 }
 
+/** browser.ContextMenu */
+export interface ContextMenu {
+  x: number
+  y: number
+  link?: string
+  linkText?: string
+  selection?: string
+  editable?: boolean
+}
+
 /** agents.Entry */
 export interface Entry {
   seq: number
@@ -88,6 +98,7 @@ export interface Events {
   "voice:muted": MutedView
   "mic:level": MicLevel
   "app:notice": string
+  "person:event": PersonView
 }
 
 /** browser.FindResult */
@@ -169,6 +180,49 @@ export interface Navigation {
 /** runlog.Outcome */
 export type Outcome = "done" | "failed" | "killed" | "unfinished"
 
+/** browser.PersonEvent */
+export interface PersonEvent {
+  kind: PersonEventKind
+  picker?: Picker
+  pickerId?: number
+  cursor?: string
+  menu?: ContextMenu
+  text?: string
+}
+
+/** browser.PersonEventKind */
+export type PersonEventKind = "copied" | "cursor" | "menu" | "picker" | "picker-closed"
+
+/** app.PersonView */
+export interface PersonView {
+  tab: string
+  event: PersonEvent
+}
+
+/** browser.Picker */
+export interface Picker {
+  id: number
+  type: PickerKind
+  rect: Rect
+  options?: PickerOption[]
+  value: string
+  min?: string
+  max?: string
+  step?: string
+}
+
+/** browser.PickerKind */
+export type PickerKind = "color" | "datalist" | "date" | "datetime-local" | "month" | "select" | "time" | "week"
+
+/** browser.PickerOption */
+export interface PickerOption {
+  label: string
+  value: string
+  group?: string
+  disabled?: boolean
+  selected?: boolean
+}
+
 /** browser.PointerInput */
 export interface PointerInput {
   type: string
@@ -208,6 +262,14 @@ export interface Question {
   agent: string
   question: string
   options: string[] | null
+}
+
+/** browser.Rect */
+export interface Rect {
+  x: number
+  y: number
+  w: number
+  h: number
 }
 
 /** runlog.Replay */
