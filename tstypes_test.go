@@ -61,6 +61,7 @@ func uiTypes() ([]byte, error) {
 		reflect.TypeFor[app.ConfirmAnswer](),
 		reflect.TypeFor[browser.PointerInput](),
 		reflect.TypeFor[browser.KeyInput](),
+		reflect.TypeFor[browser.AuthAnswer](),
 	)
 	g.Events("Events", "Events maps each namespaced Go → UI event to its payload.", reflect.TypeFor[app.Event[any]](), []tsgen.Field{
 		event(app.EventTabs),
@@ -72,6 +73,8 @@ func uiTypes() ([]byte, error) {
 		event(app.EventMuted),
 		event(app.EventMicLevel),
 		event(app.EventNotice),
+		event(app.EventPageAsks),
+		event(app.EventDownloads),
 	})
 	return g.Bytes()
 }

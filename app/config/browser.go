@@ -16,6 +16,9 @@ type BrowserSettings struct {
 	// http://host:port, resolved through its /json/version. Empty: this
 	// computer.
 	Endpoints []string `json:"endpoints"`
+	// Downloads is the folder the person's downloads go to; empty: the
+	// user's Downloads folder, as Chrome does. Agents' runs keep their own.
+	Downloads string `json:"downloads,omitempty"`
 }
 
 // Remote reports whether tabs open in remote browsers.

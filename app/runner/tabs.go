@@ -237,6 +237,16 @@ func (p *Tabs) lease(t *browser.Tab, owner string) (*Tab, error) {
 		l.Release()
 		return nil, err
 	}
+	// A run's tab answers alerts itself and reports them, whatever the
+	// browser holds for the person (the desktop holds every dialog).
+	if err := t.SetDialogPolicy(browser.WithOwner(p.ctx, owner), browser.DefaultDialogPolicy); err != nil {
+		l.Release()
+		return nil, err
+	}
+	if err := t.SetAuthPolicy(browser.WithOwner(p.ctx, owner), browser.DefaultAuthPolicy); err != nil {
+		l.Release()
+		return nil, err
+	}
 	p.mu.Lock()
 	p.owners[at] = l
 	p.mu.Unlock()
