@@ -4,7 +4,7 @@
 import * as Go from '../../wailsjs/go/app/App'
 import { EventsOn } from '../../wailsjs/runtime/runtime'
 import type {
-  BrowserState, Card, CheckRow, ConfirmAnswer, Events, KeyInput, LiveEndpoint, PointerInput, ProcInfo, Replay,
+  AuthAnswer, BrowserState, Card, DownloadsView, PageAsksView, CheckRow, ConfirmAnswer, Events, KeyInput, LiveEndpoint, PointerInput, ProcInfo, Replay,
   RunSummary, RunView, Settings, State, SubmitResult, TabInfo, TabsView,
 } from './types.gen'
 
@@ -84,6 +84,14 @@ export const api = {
   unmute: () => call('unmute', () => Go.Unmute()),
   mute: () => call('mute', () => Go.Mute()),
   setAgentMuted: (agent: string, muted: boolean) => call('mute agent', () => Go.SetAgentMuted(agent, muted)),
+
+  // What the person's tabs ask of them (pageasks.svelte.ts).
+  pageAsks: () => view<PageAsksView>('page asks', () => Go.PageAsks()),
+  answerDialog: (tab: string, accept: boolean, text: string) => call('answer the dialog', () => Go.AnswerDialog(tab, accept, text)),
+  answerAuth: (tab: string, ans: AuthAnswer) => call('sign in', () => Go.AnswerAuth(tab, wire(ans))),
+  downloads: () => view<DownloadsView>('downloads', () => Go.Downloads()),
+  openDownload: (id: string) => call('open the download', () => Go.OpenDownload(id)),
+  showDownload: (id: string) => call('show the download', () => Go.ShowDownload(id)),
 
   /** on subscribes to a Go → UI event; the returned function unsubscribes. */
   on<K extends keyof Events>(name: K, cb: (data: Events[K]) => void): () => void {
