@@ -1,0 +1,321 @@
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"image"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"vroom/internal/modeltest"
+	"vroom/internal/testenv"
+	"vroom/internal/testkit"
+)
+
+// What a page asks of the browser, answered by the person in the real
+// window (WebKitGTK under Xvfb, xdotool as the hands): each stage is judged
+// by what the page sent the fixture site, or by the file on disk, never by
+// the UI's words.
+
+// askSite is a fixture site whose pages ask for things — dialogs, a
+// password, a file, a download, sound — and record what they got.
+type askSite struct {
+	*httptest.Server
+	mu  sync.Mutex
+	got []string
+}
+
+// askPage is one orange button filling the viewport; each click does
+// what its script says next.
+const askPage = `<!doctype html><title>%s</title>
+<style>html,body{margin:0;height:100%%}button{display:block;width:100vw;height:100vh;border:none;background:#ff9800;color:#000;font:40px sans-serif}</style>
+<button id=b>%s</button>
+<script>
+const report = (k, v) => fetch('/got?' + k + '=' + encodeURIComponent(v), {method: 'POST'});
+%s
+</script>`
+
+// askScripts are the pages' scripts, by page.
+var askScripts = map[string]string{
+	// Three clicks: an alert, a confirm, a prompt; each answer reported.
+	"dialogs": `let n = 0;
+b.onclick = () => {
+  n++;
+  if (n === 1) { alert('Hello from the page'); report('alert', 'closed'); }
+  else if (n === 2) { report('confirm', confirm('Delete the draft?')); }
+  else { const v = prompt('Your name?', ''); report('prompt', v === null ? 'null' : v); }
+};`,
+	// A file input behind the button; the chosen file's bytes are posted.
+	"upload": `const f = document.createElement('input'); f.type = 'file'; f.style.display = 'none'; document.body.append(f);
+b.onclick = () => f.click();
+f.onchange = async () => { const t = await f.files[0].text(); report('upload', f.files[0].name + ':' + t); };`,
+	// A download link.
+	"download": `b.onclick = () => { const a = document.createElement('a'); a.href = '/file'; a.download = 'pageasks-report.txt'; document.body.append(a); a.click(); };`,
+	// Three seconds of a 440 Hz tone.
+	"sound": `b.onclick = () => { const c = new AudioContext(); const o = c.createOscillator(); const g = c.createGain(); g.gain.value = 0.5; o.frequency.value = 440; o.connect(g).connect(c.destination); o.start(); o.stop(c.currentTime + 3); report('sound', c.state); };`,
+	// A confirm once the site says so, asked by polling: the test opens
+	// it when this tab is in the background.
+	"later": `(async function poll() { const r = await fetch('/later'); if (await r.text() === 'now') { report('later', confirm('Still there?')); return; } setTimeout(poll, 200); })();
+b.onclick = () => report('later-click', 'yes');`,
+	// A button that reports each click.
+	"clicks": `let n = 0; b.onclick = () => report('click', ++n);`,
+}
+
+// downloadBody is what /file serves.
+const downloadBody = "quarterly figures: 42\n"
+
+func newAskSite(t *testing.T) *askSite {
+	s := &askSite{}
+	var later sync.Once
+	laterNow := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /ask/{page}", func(w http.ResponseWriter, r *http.Request) {
+		p := r.PathValue("page")
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, askPage, "Ask "+p, p, askScripts[p])
+	})
+	mux.HandleFunc("POST /got", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for k, v := range r.URL.Query() {
+			s.got = append(s.got, k+"="+v[0])
+		}
+	})
+	mux.HandleFunc("GET /later", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-laterNow:
+			io.WriteString(w, "now")
+		default:
+			io.WriteString(w, "wait")
+		}
+	})
+	mux.HandleFunc("POST /later", func(w http.ResponseWriter, r *http.Request) { later.Do(func() { close(laterNow) }) })
+	mux.HandleFunc("GET /file", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, downloadBody)
+	})
+	mux.HandleFunc("GET /private", func(w http.ResponseWriter, r *http.Request) {
+		u, p, ok := r.BasicAuth()
+		if !ok || u != "ada" || p != "lovelace" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="Members"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		s.mu.Lock()
+		s.got = append(s.got, "auth="+u)
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, askPage, "Members", "members", "")
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// has reports whether the site got k=v.
+func (s *askSite) has(kv string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, g := range s.got {
+		if g == kv {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *askSite) received() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.got...)
+}
+
+// awaitGot waits until the site got kv.
+func (s *askSite) awaitGot(t *testing.T, kv string) {
+	t.Helper()
+	testkit.WaitFor(t, 30*time.Second, "the site receiving "+kv, func() bool { return s.has(kv) })
+}
+
+// The page's colours, as they come through a JPEG frame, and the sheet's
+// OK button.
+var (
+	askOrange = colourNear(0xff, 0x98, 0x00)
+	sheetBlue = colourNear(0x1a, 0x73, 0xe8)
+)
+
+// openInActiveTab types url into the omnibox and waits for the page's
+// orange button to fill the view.
+func (d *desktopApp) openInActiveTab(t *testing.T, url string) image.Rectangle {
+	t.Helper()
+	d.typeIn(t, image.Pt(640, 22), url)
+	d.xdo(t, "key", "Return")
+	img := d.await(t, "the page shown in the main view", func(img image.Image) bool { return region(img, askOrange).Dx() > 500 })
+	return region(img, askOrange)
+}
+
+// clickPage clicks the middle of the page's button and waits for the
+// sheet Vroom draws over the view.
+func (d *desktopApp) clickForSheet(t *testing.T, page image.Rectangle) image.Image {
+	t.Helper()
+	d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
+	return d.awaitSheet(t)
+}
+
+// awaitSheet waits for the sheet's blue OK button.
+func (d *desktopApp) awaitSheet(t *testing.T) image.Image {
+	t.Helper()
+	return d.await(t, "the page's ask drawn over the view", func(img image.Image) bool {
+		r := region(img, sheetBlue)
+		return r.Dx() > 30 && r.Dy() > 15
+	})
+}
+
+// awaitNoSheet waits until no sheet shows.
+func (d *desktopApp) awaitNoSheet(t *testing.T) {
+	t.Helper()
+	d.await(t, "the sheet gone", func(img image.Image) bool { return region(img, sheetBlue).Dx() < 30 })
+}
+
+// The person's tab: an alert closed with Enter, a confirm cancelled with
+// Escape, a prompt answered by typing; a site's password given in the
+// sign-in sheet; a file chosen in GTK's file dialog reaching the site; a
+// download landing in ~/Downloads with the tray open.
+func TestWindowPageAsks(t *testing.T) {
+	testenv.NeedDisplay(t)
+	dir := screenshotDir(t)
+	site := newAskSite(t)
+	srv := modeltest.New(t)
+	d := startWindowApp(t, srv)
+	testkit.WaitFor(t, 30*time.Second, "the browser ready", func() bool { return strings.Contains(d.logs.String(), "browser ready") })
+
+	t.Run("dialogs", func(t *testing.T) {
+		page := d.openInActiveTab(t, site.URL+"/ask/dialogs")
+		save(t, dir, "desktop-dialog", d.clickForSheet(t, page))
+		d.xdo(t, "key", "Return")
+		site.awaitGot(t, "alert=closed")
+		d.awaitNoSheet(t)
+
+		d.clickForSheet(t, page)
+		d.xdo(t, "key", "Escape")
+		site.awaitGot(t, "confirm=false")
+		d.awaitNoSheet(t)
+
+		d.clickForSheet(t, page)
+		d.xdo(t, "type", "--delay", "30", "Ada Lovelace")
+		d.xdo(t, "key", "Return")
+		site.awaitGot(t, "prompt=Ada Lovelace")
+	})
+
+	t.Run("basic auth", func(t *testing.T) {
+		d.typeIn(t, image.Pt(640, 22), site.URL+"/private")
+		d.xdo(t, "key", "Return")
+		d.awaitSheet(t)
+		// The user name field has the focus; Tab goes to the password.
+		d.xdo(t, "type", "--delay", "30", "ada")
+		d.xdo(t, "key", "Tab")
+		d.xdo(t, "type", "--delay", "30", "lovelace")
+		d.xdo(t, "key", "Return")
+		site.awaitGot(t, "auth=ada")
+		d.await(t, "the members' page shown", func(img image.Image) bool { return region(img, askOrange).Dx() > 500 })
+	})
+
+	t.Run("file chooser", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "notes.txt")
+		if err := os.WriteFile(file, []byte("my own notes"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		page := d.openInActiveTab(t, site.URL+"/ask/upload")
+		d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
+		var win string
+		testkit.WaitFor(t, 30*time.Second, "GTK's file dialog", func() bool {
+			out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Choose a file").Output()
+			win = strings.TrimSpace(strings.Split(string(out), "\n")[0])
+			return win != ""
+		})
+		// As a person does: Ctrl+L for a location, the path, Enter.
+		d.xdo(t, "windowfocus", "--sync", win)
+		d.xdo(t, "key", "ctrl+l")
+		d.xdo(t, "type", "--delay", "20", file)
+		d.xdo(t, "key", "Return")
+		site.awaitGot(t, "upload=notes.txt:my own notes")
+	})
+
+	t.Run("download", func(t *testing.T) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(home, "Downloads", "pageasks-report.txt")
+		os.Remove(path) // a file from an earlier run would be renamed around
+		page := d.openInActiveTab(t, site.URL+"/ask/download")
+		d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
+		testkit.WaitFor(t, 30*time.Second, "the download in ~/Downloads", func() bool {
+			b, err := os.ReadFile(path)
+			return err == nil && string(b) == downloadBody
+		})
+		// The tray opened by itself: its panel covers the page's top right.
+		img := d.await(t, "the downloads tray open", func(img image.Image) bool {
+			o := region(img, askOrange)
+			return o.Dx() > 500 && img.At(o.Max.X-100, o.Min.Y+40) != img.At(o.Min.X+100, o.Min.Y+40)
+		})
+		save(t, dir, "desktop-downloads", img)
+	})
+	if t.Failed() {
+		t.Logf("the site received %q", site.received())
+	}
+}
+
+// Sound from a page in the person's tab reaches the speaker: the
+// PulseAudio sink's monitor carries non-silent samples while it plays.
+func TestWindowPersonSound(t *testing.T) {
+	testenv.NeedDisplay(t)
+	parec, err := exec.LookPath("parec")
+	if err != nil {
+		testenv.Missing(t, "parec (apt-get install pulseaudio-utils)")
+	}
+	site := newAskSite(t)
+	d := startWindowApp(t, modeltest.New(t))
+	testkit.WaitFor(t, 30*time.Second, "the browser ready", func() bool { return strings.Contains(d.logs.String(), "browser ready") })
+	page := d.openInActiveTab(t, site.URL+"/ask/sound")
+
+	rec := exec.Command(parec, "-d", "vroom_speaker.monitor", "--raw", "--format=s16le", "--channels=1", "--rate=16000", "--latency-msec=20")
+	out, err := rec.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		rec.Process.Kill()
+		rec.Wait()
+	})
+	loud := make(chan int, 1)
+	go func() {
+		var s int16
+		for n := 0; ; n++ {
+			if binary.Read(out, binary.LittleEndian, &s) != nil {
+				return
+			}
+			if s > 2000 || s < -2000 {
+				loud <- n
+				return
+			}
+		}
+	}()
+	d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
+	site.awaitGot(t, "sound=running")
+	select {
+	case <-loud:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no sound reached the speaker's sink within 20 s of the page playing (the site got %q)", site.received())
+	}
+}
