@@ -243,7 +243,10 @@ func TestWindowPageAsks(t *testing.T) {
 		// As a person does: Ctrl+L for a location, the path, Enter.
 		d.xdo(t, "windowfocus", "--sync", win)
 		d.xdo(t, "key", "ctrl+l")
+		d.xdo(t, "sleep", "0.5")
 		d.xdo(t, "type", "--delay", "20", file)
+		// GTK completes the path as it is typed: Enter once it settled.
+		d.xdo(t, "sleep", "1")
 		d.xdo(t, "key", "Return")
 		site.awaitGot(t, "upload=notes.txt:my own notes")
 	})
@@ -317,5 +320,82 @@ func TestWindowPersonSound(t *testing.T) {
 	case <-loud:
 	case <-time.After(20 * time.Second):
 		t.Fatalf("no sound reached the speaker's sink within 20 s of the page playing (the site got %q)", site.received())
+	}
+}
+
+// warnMark is the sidebar's mark on a tab whose page waits for an answer.
+var warnMark = colourNear(0xf0, 0xb3, 0x5a)
+
+// firstTabRow is where the sidebar's first tab is in the window.
+var firstTabRow = image.Rect(0, 80, 220, 120)
+
+// marksIn counts the pixels of the sidebar's ask mark inside r.
+func marksIn(img image.Image, r image.Rectangle) int {
+	n := 0
+	b := img.Bounds().Intersect(r)
+	for py := b.Min.Y; py < b.Max.Y; py++ {
+		for px := b.Min.X; px < b.Max.X; px++ {
+			r, g, bl, _ := img.At(px, py).RGBA()
+			if warnMark(int(r>>8), int(g>>8), int(bl>>8)) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// A confirm left unanswered on a tab the person is not looking at marks
+// that tab in the sidebar and freezes nothing else: the person goes on
+// clicking in another tab, and a run started meanwhile works to its end;
+// the confirm still waits, and is answered once the person goes back.
+func TestWindowBackgroundDialog(t *testing.T) {
+	testenv.NeedDisplay(t)
+	site := newAskSite(t)
+	desk := newDeskSite(t)
+	srv := modeltest.New(t)
+	srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "read the North desk", "url": desk.URL + "/desk/North"}))
+	srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		if strings.Count(r.Text(), "North quote desk") >= 3 {
+			return modeltest.Call("done", map[string]any{"summary": "read the desk three times", "success": true})
+		}
+		return modeltest.Call("read_page", map[string]any{})
+	}})
+	d := startWindowApp(t, srv)
+	testkit.WaitFor(t, 30*time.Second, "the browser ready", func() bool { return strings.Contains(d.logs.String(), "browser ready") })
+	d.openInActiveTab(t, site.URL+"/ask/later")
+	// The sidebar's "+" opens a blank tab, which becomes the active one.
+	d.clickAt(t, image.Pt(198, 68))
+	d.await(t, "the new blank tab active", func(img image.Image) bool { return region(img, askOrange).Dx() < 100 })
+	page := d.openInActiveTab(t, site.URL+"/ask/clicks")
+
+	// The first tab's page opens its confirm, in the background.
+	if _, err := http.Post(site.URL+"/later", "text/plain", nil); err != nil {
+		t.Fatal(err)
+	}
+	d.await(t, "the first tab marked in the sidebar", func(img image.Image) bool { return marksIn(img, firstTabRow) > 60 })
+	// The person goes on in the tab they look at.
+	for i := 1; i <= 2; i++ {
+		d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
+		site.awaitGot(t, fmt.Sprintf("click=%d", i))
+	}
+	// A run works to its end meanwhile.
+	d.typeIn(t, image.Pt(640, 22), "read the North desk")
+	d.xdo(t, "key", "Return")
+	testkit.WaitFor(t, 90*time.Second, "the agent done", func() bool {
+		for _, r := range srv.Requests("planner") {
+			if strings.Contains(r.Text(), "read the desk three times") {
+				return true
+			}
+		}
+		return false
+	})
+	if n := len(srv.Requests("executor")); n < 3 {
+		t.Errorf("the agent called its model %d times, want at least 3", n)
+	}
+	if got := site.received(); strings.Contains(strings.Join(got, " "), "later=") {
+		t.Fatalf("the background confirm was answered without the person: %q", got)
+	}
+	if img := d.capture(); img == nil || marksIn(img, firstTabRow) < 60 {
+		t.Errorf("the first tab's mark went while its confirm still waits")
 	}
 }
