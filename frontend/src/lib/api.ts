@@ -63,6 +63,8 @@ export const api = {
   closeTab: (id: string) => call('close tab', () => Go.CloseTab(id)),
   activateTab: (id: string) => call('switch tab', () => Go.ActivateTab(id)),
   submit: (text: string, tabs: string[]) => view<SubmitResult>('submit', () => Go.Submit(text, tabs)),
+  /** submitFiles is submit with the files dropped on the omnibox, which make the text a task. */
+  submitFiles: (text: string, tabs: string[], files: string[]) => view<SubmitResult>('submit', () => Go.SubmitFiles(text, tabs, files)),
   stopRun: () => call('stop', () => Go.StopRun()),
   run: () => view<RunView | null>('run', () => Go.Run()),
   correct: (text: string) => call('correct', () => Go.Correct(text)),
