@@ -79,7 +79,7 @@ func (a *App) followAsks(ctx context.Context, b *browser.Browser) {
 
 // personTab gives a tab the person's ways once it is theirs again: the
 // browser's options (every dialog and password request held for them,
-// their download folder)
+// their download folder, sound on)
 // instead of the policy and folder of the run that held it.
 func (a *App) personTab(ctx context.Context, b *browser.Browser, id string) {
 	t, err := b.Tab(id)
@@ -95,6 +95,9 @@ func (a *App) personTab(ctx context.Context, b *browser.Browser, id string) {
 	}
 	if err := t.SetAuthPolicy(cctx, nil); err != nil {
 		return
+	}
+	if err := t.SetMuted(cctx, false); err != nil {
+		a.log.Warn("the person's tab's sound", "tab", id, "err", err)
 	}
 	if err := t.SetDownloads(cctx, browser.DownloadOptions{Dir: a.downloadsDir()}); err != nil {
 		a.log.Warn("the person's download folder", "tab", id, "err", err)

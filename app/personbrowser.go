@@ -21,7 +21,8 @@ const personAuthWait = 30 * time.Minute
 //
 // Sound: Chromium mutes a whole browser or nothing (--mute-audio; the
 // DevTools protocol has no per-tab mute), so the desktop's browser plays
-// sound, and the agents' tabs in it are silenced by their run instead.
+// sound, and a run mutes the tabs it leases (browser.Tab.SetMuted), so
+// the room stays one voice at a time.
 func (a *App) personBrowser(o browser.Options) browser.Options {
 	o.Dialogs = browser.HoldDialogs
 	o.Auth = func(browser.AuthChallenge) browser.AuthPlan {

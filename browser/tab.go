@@ -80,6 +80,7 @@ type Tab struct {
 	fwdButtons atomic.Int64
 	auth       auths
 	icpt       intercept // under auth.mu
+	mute       muteState
 }
 
 type world struct {

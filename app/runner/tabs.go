@@ -247,6 +247,12 @@ func (p *Tabs) lease(t *browser.Tab, owner string) (*Tab, error) {
 		l.Release()
 		return nil, err
 	}
+	// The room is one voice at a time: an agent's tab plays no sound of
+	// its own (a browser launched with sound, as the desktop's is).
+	if err := t.SetMuted(browser.WithOwner(p.ctx, owner), true); err != nil {
+		l.Release()
+		return nil, err
+	}
 	p.mu.Lock()
 	p.owners[at] = l
 	p.mu.Unlock()
