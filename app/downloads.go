@@ -28,21 +28,12 @@ type DownloadsView struct {
 }
 
 // downloadsDir is where the person's downloads go: Settings' folder, else
-// ~/Downloads.
+// ~/Downloads; "" (the browser's own folder, which goes when it closes)
+// when there is no home folder.
 func (a *App) downloadsDir() string {
 	a.mu.Lock()
-	dir := a.settings.Browser.Downloads
-	a.mu.Unlock()
-	if dir != "" {
-		return dir
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		// No home: the browser's own folder, which goes when it closes,
-		// rather than a folder relative to wherever Vroom started.
-		return ""
-	}
-	return filepath.Join(home, "Downloads")
+	defer a.mu.Unlock()
+	return a.settings.Browser.DownloadsDir()
 }
 
 // noteDownload remembers a download of the person's tabs and tells the

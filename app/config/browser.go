@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"vroom/browser"
@@ -40,7 +42,25 @@ func (b BrowserSettings) Validate() error {
 		}
 		seen[key] = true
 	}
+	if d := b.Downloads; d != "" && !filepath.IsAbs(d) && !strings.HasPrefix(d, "~/") {
+		return &FieldError{"browser.downloads", fmt.Sprintf("%q is not a full path: give one such as /home/you/Downloads or ~/Downloads", d)}
+	}
 	return nil
+}
+
+// DownloadsDir is the folder the person's downloads go to: Downloads with
+// ~/ made the home folder, else ~/Downloads; "" when there is no home.
+func (b BrowserSettings) DownloadsDir() string {
+	home, err := os.UserHomeDir()
+	switch {
+	case b.Downloads != "" && !strings.HasPrefix(b.Downloads, "~/"):
+		return b.Downloads
+	case err != nil:
+		return ""
+	case b.Downloads != "":
+		return filepath.Join(home, b.Downloads[2:])
+	}
+	return filepath.Join(home, "Downloads")
 }
 
 // endpointMessage is an endpoint's error without the sentinel's words,
