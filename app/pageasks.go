@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -178,4 +179,17 @@ func (a *App) personsTab(id string) (*browser.Tab, error) {
 		return nil, fmt.Errorf("%s is working in that tab and answers its page", o)
 	}
 	return t, nil
+}
+
+// askShown drops the error of the person's input that met a page blocked
+// by what it asks (a dialog, a password): the sheet drawn over the view
+// already says so, and is what to answer. Other errors, and those of a tab
+// an agent holds, are returned as they are.
+func (a *App) askShown(t *browser.Tab, err error) error {
+	var de *browser.DialogError
+	var ae *browser.AuthError
+	if (errors.As(err, &de) || errors.As(err, &ae)) && t.Info().Owner == "" {
+		return nil
+	}
+	return err
 }
