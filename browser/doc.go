@@ -65,6 +65,11 @@
 // once. Permissions are set per origin ahead of a page's request
 // (SetPermission): the protocol has no event for one.
 //
+// Sound: Chromium mutes a whole browser (Options.Flags' mute-audio, on by
+// default) or nothing; SetMuted silences one tab of a browser launched
+// with sound, by a script in its documents (media elements muted, Web
+// Audio suspended).
+//
 // # The page's words
 //
 // One reader (js/read.js) reads a document as a person does: a line per
