@@ -81,6 +81,7 @@ type Tab struct {
 	auth       auths
 	icpt       intercept // under auth.mu
 	mute       muteState
+	perm       permAsks
 }
 
 type world struct {
@@ -183,6 +184,11 @@ func (t *Tab) attach(ctx context.Context) error {
 	}
 	if err := t.interceptChoosers(ctx, tg); err != nil {
 		return err
+	}
+	if t.b.opts.AskPermissions {
+		if err := t.askPermissions(ctx, tg); err != nil {
+			return err
+		}
 	}
 	if err := t.startIntercept(ctx); err != nil {
 		return err
