@@ -66,6 +66,8 @@ f.onchange = async () => { const t = await f.files[0].text(); report('upload', f
 	// it when this tab is in the background.
 	"later": `(async function poll() { const r = await fetch('/later'); if (await r.text() === 'now') { report('later', confirm('Still there?')); return; } setTimeout(poll, 200); })();
 b.onclick = () => report('later-click', 'yes');`,
+	// Each click asks to show notifications and reports the answer.
+	"notify": `let n = 0; b.onclick = async () => { n++; report('notify' + n, await Notification.requestPermission()); };`,
 	// A button that reports each click.
 	"clicks": `let n = 0; b.onclick = () => report('click', ++n);`,
 }
@@ -226,6 +228,19 @@ func TestWindowPageAsks(t *testing.T) {
 		d.xdo(t, "key", "Return")
 		site.awaitGot(t, "auth=ada")
 		d.await(t, "the members' page shown", func(img image.Image) bool { return region(img, askOrange).Dx() > 500 })
+	})
+
+	t.Run("permission", func(t *testing.T) {
+		page := d.openInActiveTab(t, site.URL+"/ask/notify")
+		save(t, dir, "desktop-permission", d.clickForSheet(t, page))
+		// Enter is "Allow while visiting the site".
+		d.xdo(t, "key", "Return")
+		site.awaitGot(t, "notify1=granted")
+		d.awaitNoSheet(t)
+		// Remembered: the second request is answered without asking (a
+		// sheet would hold it until a key was pressed).
+		d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
+		site.awaitGot(t, "notify2=granted")
 	})
 
 	t.Run("file chooser", func(t *testing.T) {

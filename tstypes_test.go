@@ -62,6 +62,7 @@ func uiTypes() ([]byte, error) {
 		reflect.TypeFor[browser.PointerInput](),
 		reflect.TypeFor[browser.KeyInput](),
 		reflect.TypeFor[browser.AuthAnswer](),
+		reflect.TypeFor[app.PermissionDecision](),
 	)
 	g.Events("Events", "Events maps each namespaced Go → UI event to its payload.", reflect.TypeFor[app.Event[any]](), []tsgen.Field{
 		event(app.EventTabs),

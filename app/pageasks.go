@@ -41,6 +41,8 @@ type PageAsk struct {
 	Kind   PageAskKind            `json:"kind"`
 	Dialog *browser.Dialog        `json:"dialog,omitempty"`
 	Auth   *browser.AuthChallenge `json:"auth,omitempty"`
+	// Permission is a page's permission request (AskPermission).
+	Permission *browser.PermissionAsk `json:"permission,omitempty"`
 }
 
 // PageAsksView is every ask waiting on the person's tabs, oldest first per
@@ -54,19 +56,26 @@ type PageAsksView struct {
 type personSide struct {
 	mu        sync.Mutex
 	downloads map[string]bool // ids of downloads the person's tabs started
+	once      []onceGrant     // permissions allowed this time, until their tab closes
 }
 
 // followAsks turns the browser's page events into the UI's until ctx
 // ends. It only reads the tabs' state and emits: answering is the
 // bindings', so a page nobody answers holds nothing up here.
 func (a *App) followAsks(ctx context.Context, b *browser.Browser) {
-	for ev := range b.Subscribe(ctx) {
+	events := b.Subscribe(ctx)
+	a.applySitePermissions(ctx, b)
+	for ev := range events {
 		switch ev.Kind {
 		case browser.TabOpened, browser.TabReleased:
 			if ev.Tab.Owner == "" {
 				go a.personTab(ctx, b, ev.Tab.ID)
 			}
-		case browser.DialogOpened, browser.DialogClosed, browser.AuthRequired, browser.AuthAnswered, browser.TabClosed:
+		case browser.TabClosed:
+			go a.endOnceGrants(ctx, b, ev.Tab.ID)
+			emit(a, EventPageAsks, a.PageAsks())
+		case browser.DialogOpened, browser.DialogClosed, browser.AuthRequired, browser.AuthAnswered,
+			browser.PermissionAsked, browser.PermissionAnswered:
 			emit(a, EventPageAsks, a.PageAsks())
 		case browser.FileChooserOpened:
 			if ev.Tab.Owner == "" && ev.Chooser != nil {
@@ -125,6 +134,9 @@ func (a *App) PageAsks() PageAsksView {
 		}
 		for _, c := range t.AuthChallenges() {
 			v.Asks = append(v.Asks, PageAsk{Tab: info.ID, Kind: AskAuth, Auth: &c})
+		}
+		for _, p := range t.PermissionAsks() {
+			v.Asks = append(v.Asks, PageAsk{Tab: info.ID, Kind: AskPermission, Permission: &p})
 		}
 	}
 	return v

@@ -15,7 +15,8 @@ const personAuthWait = 30 * time.Minute
 // personBrowser sets, on the options of the desktop's own Chromium, how a
 // person's tabs behave by default, as in Chrome: every dialog held for the
 // person (an alert too: they read it before it goes), a password request
-// held until they answer, downloads into their folder, and sound on. A
+// and a permission request held until they answer, downloads into their
+// folder, and sound on. A
 // run's tabs set their own dialog policy and folder when leased (runner);
 // a tab back from a run gets the person's again (personTab).
 //
@@ -29,6 +30,7 @@ func (a *App) personBrowser(o browser.Options) browser.Options {
 		return browser.AuthPlan{Answer: browser.AuthAnswer{Cancel: true}, Wait: personAuthWait}
 	}
 	o.Downloads.Dir = a.downloadsDir()
+	o.AskPermissions = true
 	if o.Flags == nil {
 		o.Flags = map[string]any{}
 	}

@@ -21,6 +21,20 @@ type BrowserSettings struct {
 	// Downloads is the folder the person's downloads go to; empty: the
 	// user's Downloads folder, as Chrome does. Agents' runs keep their own.
 	Downloads string `json:"downloads,omitempty"`
+	// Sites are the permissions the person answered for good ("allow on
+	// every visit", "never allow"), applied to the browser at start.
+	Sites []SitePermission `json:"sites,omitempty"`
+}
+
+// SitePermission is one permission remembered for one site.
+type SitePermission struct {
+	// Origin is scheme://host[:port].
+	Origin string `json:"origin"`
+	// Name is the permission as the Permissions API names it
+	// (geolocation, notifications, camera, microphone).
+	Name string `json:"name"`
+	// Allowed: granted; otherwise denied.
+	Allowed bool `json:"allowed"`
 }
 
 // Remote reports whether tabs open in remote browsers.

@@ -4,7 +4,7 @@
 import * as Go from '../../wailsjs/go/app/App'
 import { EventsOn } from '../../wailsjs/runtime/runtime'
 import type {
-  AuthAnswer, BrowserState, Card, DownloadsView, PageAsksView, CheckRow, ConfirmAnswer, Events, KeyInput, LiveEndpoint, PointerInput, ProcInfo, Replay,
+  AuthAnswer, BrowserState, Card, DownloadsView, PageAsksView, PermissionDecision, CheckRow, ConfirmAnswer, Events, KeyInput, LiveEndpoint, PointerInput, ProcInfo, Replay,
   RunSummary, RunView, Settings, State, SubmitResult, TabInfo, TabsView,
 } from './types.gen'
 
@@ -91,6 +91,8 @@ export const api = {
   pageAsks: () => view<PageAsksView>('page asks', () => Go.PageAsks()),
   answerDialog: (tab: string, accept: boolean, text: string) => call('answer the dialog', () => Go.AnswerDialog(tab, accept, text)),
   answerAuth: (tab: string, ans: AuthAnswer) => call('sign in', () => Go.AnswerAuth(tab, wire(ans))),
+  answerPermission: (tab: string, id: number, decision: PermissionDecision) => call('answer the permission request', () => Go.AnswerPermission(tab, id, decision)),
+  forgetPermission: (origin: string, name: string) => view<State>('forget the permission', () => Go.ForgetPermission(origin, name)),
   downloads: () => view<DownloadsView>('downloads', () => Go.Downloads()),
   openDownload: (id: string) => call('open the download', () => Go.OpenDownload(id)),
   showDownload: (id: string) => call('show the download', () => Go.ShowDownload(id)),

@@ -24,6 +24,7 @@ export interface AuthChallenge {
 export interface BrowserSettings {
   endpoints: string[] | null
   downloads?: string
+  sites?: SitePermission[]
 }
 
 /** app.BrowserState */
@@ -231,15 +232,26 @@ export interface PageAsk {
   kind: PageAskKind
   dialog?: Dialog
   auth?: AuthChallenge
+  permission?: PermissionAsk
 }
 
 /** app.PageAskKind */
-export type PageAskKind = "auth" | "dialog"
+export type PageAskKind = "auth" | "dialog" | "permission"
 
 /** app.PageAsksView */
 export interface PageAsksView {
   asks: PageAsk[] | null
 }
+
+/** browser.PermissionAsk */
+export interface PermissionAsk {
+  id: number
+  names: string[] | null
+  origin: string
+}
+
+/** app.PermissionDecision */
+export type PermissionDecision = "always" | "dismiss" | "never" | "once"
 
 /** browser.PointerInput */
 export interface PointerInput {
@@ -385,6 +397,13 @@ export interface Settings {
   budgets: Budgets
   navigation: Navigation
   browser: BrowserSettings
+}
+
+/** config.SitePermission */
+export interface SitePermission {
+  origin: string
+  name: string
+  allowed: boolean
 }
 
 /** app.State */
