@@ -189,8 +189,9 @@ func (d *desktopApp) awaitNoSheet(t *testing.T) {
 
 // The person's tab: an alert closed with Enter, a confirm cancelled with
 // Escape, a prompt answered by typing; a site's password given in the
-// sign-in sheet; a file chosen in GTK's file dialog reaching the site; a
-// download landing in ~/Downloads with the tray open.
+// sign-in sheet; notifications allowed and remembered; a file chosen in
+// GTK's file dialog reaching the site; a download landing in ~/Downloads
+// with the tray open.
 func TestWindowPageAsks(t *testing.T) {
 	testenv.NeedDisplay(t)
 	dir := screenshotDir(t)
@@ -199,97 +200,110 @@ func TestWindowPageAsks(t *testing.T) {
 	d := startWindowApp(t, srv)
 	testkit.WaitFor(t, 30*time.Second, "the browser ready", func() bool { return strings.Contains(d.logs.String(), "browser ready") })
 
-	t.Run("dialogs", func(t *testing.T) {
-		page := d.openInActiveTab(t, site.URL+"/ask/dialogs")
-		save(t, dir, "desktop-dialog", d.clickForSheet(t, page))
-		d.xdo(t, "key", "Return")
-		site.awaitGot(t, "alert=closed")
-		d.awaitNoSheet(t)
-
-		d.clickForSheet(t, page)
-		d.xdo(t, "key", "Escape")
-		site.awaitGot(t, "confirm=false")
-		d.awaitNoSheet(t)
-
-		d.clickForSheet(t, page)
-		d.xdo(t, "type", "--delay", "30", "Ada Lovelace")
-		d.xdo(t, "key", "Return")
-		site.awaitGot(t, "prompt=Ada Lovelace")
-	})
-
-	t.Run("basic auth", func(t *testing.T) {
-		d.typeIn(t, image.Pt(640, 22), site.URL+"/private")
-		d.xdo(t, "key", "Return")
-		d.awaitSheet(t)
-		// The user name field has the focus; Tab goes to the password.
-		d.xdo(t, "type", "--delay", "30", "ada")
-		d.xdo(t, "key", "Tab")
-		d.xdo(t, "type", "--delay", "30", "lovelace")
-		d.xdo(t, "key", "Return")
-		site.awaitGot(t, "auth=ada")
-		d.await(t, "the members' page shown", func(img image.Image) bool { return region(img, askOrange).Dx() > 500 })
-	})
-
-	t.Run("permission", func(t *testing.T) {
-		page := d.openInActiveTab(t, site.URL+"/ask/notify")
-		save(t, dir, "desktop-permission", d.clickForSheet(t, page))
-		// Enter is "Allow while visiting the site".
-		d.xdo(t, "key", "Return")
-		site.awaitGot(t, "notify1=granted")
-		d.awaitNoSheet(t)
-		// Remembered: the second request is answered without asking (a
-		// sheet would hold it until a key was pressed).
-		d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
-		site.awaitGot(t, "notify2=granted")
-	})
-
-	t.Run("file chooser", func(t *testing.T) {
-		file := filepath.Join(t.TempDir(), "notes.txt")
-		if err := os.WriteFile(file, []byte("my own notes"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		page := d.openInActiveTab(t, site.URL+"/ask/upload")
-		d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
-		var win string
-		testkit.WaitFor(t, 30*time.Second, "GTK's file dialog", func() bool {
-			out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Choose a file").Output()
-			win = strings.TrimSpace(strings.Split(string(out), "\n")[0])
-			return win != ""
-		})
-		// As a person does: Ctrl+L for a location, the path, Enter.
-		d.xdo(t, "windowfocus", "--sync", win)
-		d.xdo(t, "key", "ctrl+l")
-		d.xdo(t, "sleep", "0.5")
-		d.xdo(t, "type", "--delay", "20", file)
-		// GTK completes the path as it is typed: Enter once it settled.
-		d.xdo(t, "sleep", "1")
-		d.xdo(t, "key", "Return")
-		site.awaitGot(t, "upload=notes.txt:my own notes")
-	})
-
-	t.Run("download", func(t *testing.T) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(home, "Downloads", "pageasks-report.txt")
-		os.Remove(path) // a file from an earlier run would be renamed around
-		page := d.openInActiveTab(t, site.URL+"/ask/download")
-		d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
-		testkit.WaitFor(t, 30*time.Second, "the download in ~/Downloads", func() bool {
-			b, err := os.ReadFile(path)
-			return err == nil && string(b) == downloadBody
-		})
-		// The tray opened by itself: its panel covers the page's top right.
-		img := d.await(t, "the downloads tray open", func(img image.Image) bool {
-			o := region(img, askOrange)
-			return o.Dx() > 500 && img.At(o.Max.X-100, o.Min.Y+40) != img.At(o.Min.X+100, o.Min.Y+40)
-		})
-		save(t, dir, "desktop-downloads", img)
-	})
+	t.Run("dialogs", func(t *testing.T) { answerDialogs(t, d, site, dir) })
+	t.Run("basic auth", func(t *testing.T) { signIn(t, d, site, dir) })
+	t.Run("permission", func(t *testing.T) { allowPermission(t, d, site, dir) })
+	t.Run("file chooser", func(t *testing.T) { chooseFile(t, d, site, dir) })
+	t.Run("download", func(t *testing.T) { downloadFile(t, d, site, dir) })
 	if t.Failed() {
 		t.Logf("the site received %q", site.received())
 	}
+}
+
+// answerDialogs closes an alert with Enter, cancels a confirm with Escape and
+// types into a prompt.
+func answerDialogs(t *testing.T, d *desktopApp, site *askSite, dir string) {
+	page := d.openInActiveTab(t, site.URL+"/ask/dialogs")
+	save(t, dir, "desktop-dialog", d.clickForSheet(t, page))
+	d.xdo(t, "key", "Return")
+	site.awaitGot(t, "alert=closed")
+	d.awaitNoSheet(t)
+
+	d.clickForSheet(t, page)
+	d.xdo(t, "key", "Escape")
+	site.awaitGot(t, "confirm=false")
+	d.awaitNoSheet(t)
+
+	d.clickForSheet(t, page)
+	d.xdo(t, "type", "--delay", "30", "Ada Lovelace")
+	d.xdo(t, "key", "Return")
+	site.awaitGot(t, "prompt=Ada Lovelace")
+}
+
+// signIn gives a site's password in the sign-in sheet.
+func signIn(t *testing.T, d *desktopApp, site *askSite, dir string) {
+	d.typeIn(t, image.Pt(640, 22), site.URL+"/private")
+	d.xdo(t, "key", "Return")
+	d.awaitSheet(t)
+	// The user name field has the focus; Tab goes to the password.
+	d.xdo(t, "type", "--delay", "30", "ada")
+	d.xdo(t, "key", "Tab")
+	d.xdo(t, "type", "--delay", "30", "lovelace")
+	d.xdo(t, "key", "Return")
+	site.awaitGot(t, "auth=ada")
+	d.await(t, "the members' page shown", func(img image.Image) bool { return region(img, askOrange).Dx() > 500 })
+}
+
+// allowPermission allows notifications while visiting the site: the
+// second request is not asked.
+func allowPermission(t *testing.T, d *desktopApp, site *askSite, dir string) {
+	page := d.openInActiveTab(t, site.URL+"/ask/notify")
+	save(t, dir, "desktop-permission", d.clickForSheet(t, page))
+	// Enter is "Allow while visiting the site".
+	d.xdo(t, "key", "Return")
+	site.awaitGot(t, "notify1=granted")
+	d.awaitNoSheet(t)
+	// Remembered: the second request is answered without asking (a
+	// sheet would hold it until a key was pressed).
+	d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
+	site.awaitGot(t, "notify2=granted")
+}
+
+// chooseFile picks a file in GTK's file dialog: its bytes reach the site.
+func chooseFile(t *testing.T, d *desktopApp, site *askSite, dir string) {
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, []byte("my own notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := d.openInActiveTab(t, site.URL+"/ask/upload")
+	d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
+	var win string
+	testkit.WaitFor(t, 30*time.Second, "GTK's file dialog", func() bool {
+		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Choose a file").Output()
+		win = strings.TrimSpace(strings.Split(string(out), "\n")[0])
+		return win != ""
+	})
+	// As a person does: Ctrl+L for a location, the path, Enter.
+	d.xdo(t, "windowfocus", "--sync", win)
+	d.xdo(t, "key", "ctrl+l")
+	d.xdo(t, "sleep", "0.5")
+	d.xdo(t, "type", "--delay", "20", file)
+	// GTK completes the path as it is typed: Enter once it settled.
+	d.xdo(t, "sleep", "1")
+	d.xdo(t, "key", "Return")
+	site.awaitGot(t, "upload=notes.txt:my own notes")
+}
+
+// downloadFile downloads into ~/Downloads, with the tray open.
+func downloadFile(t *testing.T, d *desktopApp, site *askSite, dir string) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(home, "Downloads", "pageasks-report.txt")
+	os.Remove(path) // a file from an earlier run would be renamed around
+	page := d.openInActiveTab(t, site.URL+"/ask/download")
+	d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
+	testkit.WaitFor(t, 30*time.Second, "the download in ~/Downloads", func() bool {
+		b, err := os.ReadFile(path)
+		return err == nil && string(b) == downloadBody
+	})
+	// The tray opened by itself: its panel covers the page's top right.
+	img := d.await(t, "the downloads tray open", func(img image.Image) bool {
+		o := region(img, askOrange)
+		return o.Dx() > 500 && img.At(o.Max.X-100, o.Min.Y+40) != img.At(o.Min.X+100, o.Min.Y+40)
+	})
+	save(t, dir, "desktop-downloads", img)
 }
 
 // Sound from a page in the person's tab reaches the speaker: the
