@@ -67,21 +67,44 @@ func (t *Tab) askPermissions(ctx context.Context, sess *chromedp.Target) error {
 	return nil
 }
 
-// permissionAsked runs in sess's read loop when a page reports a request.
+// askable are the permissions the page script asks about.
+var askable = map[string]bool{"geolocation": true, "notifications": true, "camera": true, "microphone": true}
+
+// permissionAsked runs in sess's read loop when a page reports a request;
+// the request is checked in a goroutine, which may call the page.
 func (t *Tab) permissionAsked(sess *chromedp.Target, ev *runtime.EventBindingCalled) {
 	var p PermissionAsk
 	if err := json.Unmarshal([]byte(ev.Payload), &p); err != nil || len(p.Names) == 0 {
 		return // not the script's: a page calling the binding itself
 	}
-	op := &openPermAsk{p: p, sess: sess, ctx: ev.ExecutionContextID}
-	if t.Info().Owner != "" {
-		go t.releasePermAsk(op)
+	for _, n := range p.Names {
+		if !askable[n] {
+			return
+		}
+	}
+	go t.holdPermAsk(&openPermAsk{p: p, sess: sess, ctx: ev.ExecutionContextID})
+}
+
+// holdPermAsk holds a request for the tab's holder, under the origin of
+// the document that made it: the binding is the page's to call, so what
+// it says of its origin is not taken on trust.
+func (t *Tab) holdPermAsk(op *openPermAsk) {
+	ctx, cancel := context.WithTimeout(t.dead, t.b.opts.CallTimeout)
+	defer cancel()
+	res, err := cdp.Call(ctx, op.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "location.origin", ContextID: op.ctx, ReturnByValue: new(true), Silent: new(true)})
+	if err != nil || res.Result == nil {
+		return // the document went, and its request with it
+	}
+	// A document without an origin to grant (about:, data:) or in a tab
+	// someone leased is not held: the real API answers by the settings.
+	if json.Unmarshal(res.Result.Value, &op.p.Origin) != nil || !strings.Contains(op.p.Origin, "://") || t.Info().Owner != "" {
+		t.releasePermAsk(op)
 		return
 	}
 	t.perm.mu.Lock()
 	t.perm.pending = append(t.perm.pending, op)
 	t.perm.mu.Unlock()
-	t.b.emit(Event{Kind: PermissionAsked, Tab: t.Info(), Permission: &p})
+	t.b.emit(Event{Kind: PermissionAsked, Tab: t.Info(), Permission: &op.p})
 }
 
 // PermissionAsks returns the tab's requests waiting for an answer.
