@@ -57,8 +57,9 @@
 // # The person's own browsing
 //
 // The desktop's Chromium is the person's browser, set up as Chrome is
-// (personBrowser): every JavaScript dialog and password request held for
-// the person, downloads into ~/Downloads or Settings' folder, sound on. A
+// (personBrowser): every JavaScript dialog, password request and
+// permission request held for the person (permissions answered for good
+// are remembered in Settings and set on the browser at its start), downloads into ~/Downloads or Settings' folder, sound on. A
 // run sets its own on the tabs it leases (runner: alerts answered and
 // reported, its own download folder, muted), and a tab back from a run
 // gets the person's again. followAsks turns what the person's tabs ask
@@ -99,6 +100,8 @@
 //     voicecards.go: a spoken answer to a card. voicecontrols.go: Unmute,
 //     Mute, SetAgentMuted and the mic meter.
 //   - pageasks.go: followAsks, PageAsks, AnswerDialog, AnswerAuth.
+//     permissions.go: AnswerPermission, ForgetPermission, the grants of
+//     "this time".
 //     personbrowser.go: the person's browser options. filechooser.go:
 //     the file dialog for a page's file input. downloads.go: the tray
 //     (Downloads, OpenDownload, ShowDownload). droppedfiles.go: files
