@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"os"
+	"strings"
 )
 
 // Files dropped from the desktop onto the omnibox become the next run's
@@ -24,4 +25,13 @@ func checkRunFiles(files []string) error {
 		}
 	}
 	return nil
+}
+
+// withFiles is the task as the run gets it: the files named at its end,
+// so the planner and its agents know what they may upload.
+func withFiles(task string, files []string) string {
+	if len(files) == 0 {
+		return task
+	}
+	return task + "\n\nFiles I gave for this task: " + strings.Join(files, ", ")
 }

@@ -52,7 +52,7 @@ func (a *App) SubmitFiles(text string, tabs, files []string) (SubmitResult, erro
 	if u, ok := omniboxURL(text); ok && len(tabs) == 0 && len(files) == 0 {
 		return a.navigateActive(u)
 	}
-	id, err := a.startRun(text, tabs, files)
+	id, err := a.startRun(withFiles(text, files), tabs, files)
 	if err != nil {
 		return SubmitResult{}, err
 	}
