@@ -68,6 +68,9 @@ f.onchange = async () => { const t = await f.files[0].text(); report('upload', f
 b.onclick = () => report('later-click', 'yes');`,
 	// Each click asks to show notifications and reports the answer.
 	"notify": `let n = 0; b.onclick = async () => { n++; report('notify' + n, await Notification.requestPermission()); };`,
+	// A page that asks before it is left, once clicked (Chromium asks only
+	// on a page the person used).
+	"leave": `addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = ''; }); b.onclick = () => report('leave', 'armed');`,
 	// A button that reports each click.
 	"clicks": `let n = 0; b.onclick = () => report('click', ++n);`,
 }
@@ -82,6 +85,9 @@ func newAskSite(t *testing.T) *askSite {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ask/{page}", func(w http.ResponseWriter, r *http.Request) {
 		p := r.PathValue("page")
+		s.mu.Lock()
+		s.got = append(s.got, "page="+p)
+		s.mu.Unlock()
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, askPage, "Ask "+p, p, askScripts[p])
 	})
@@ -188,10 +194,10 @@ func (d *desktopApp) awaitNoSheet(t *testing.T) {
 }
 
 // The person's tab: an alert closed with Enter, a confirm cancelled with
-// Escape, a prompt answered by typing; a site's password given in the
-// sign-in sheet; notifications allowed and remembered; a file chosen in
-// GTK's file dialog reaching the site; a download landing in ~/Downloads
-// with the tray open.
+// Escape, a prompt answered by typing, "Leave site?" accepted; a site's
+// password given in the sign-in sheet; notifications allowed and
+// remembered; a file chosen in GTK's file dialog reaching the site; a
+// download landing in ~/Downloads with the tray open.
 func TestWindowPageAsks(t *testing.T) {
 	testenv.NeedDisplay(t)
 	dir := screenshotDir(t)
@@ -201,6 +207,7 @@ func TestWindowPageAsks(t *testing.T) {
 	testkit.WaitFor(t, 30*time.Second, "the browser ready", func() bool { return strings.Contains(d.logs.String(), "browser ready") })
 
 	t.Run("dialogs", func(t *testing.T) { answerDialogs(t, d, site, dir) })
+	t.Run("leave site", func(t *testing.T) { leaveSite(t, d, site) })
 	t.Run("basic auth", func(t *testing.T) { signIn(t, d, site, dir) })
 	t.Run("permission", func(t *testing.T) { allowPermission(t, d, site, dir) })
 	t.Run("file chooser", func(t *testing.T) { chooseFile(t, d, site, dir) })
@@ -228,6 +235,22 @@ func answerDialogs(t *testing.T, d *desktopApp, site *askSite, dir string) {
 	d.xdo(t, "type", "--delay", "30", "Ada Lovelace")
 	d.xdo(t, "key", "Return")
 	site.awaitGot(t, "prompt=Ada Lovelace")
+}
+
+// leaveSite leaves a page that asks before it is left: "Leave site?" is
+// drawn, and Enter leaves.
+func leaveSite(t *testing.T, d *desktopApp, site *askSite) {
+	page := d.openInActiveTab(t, site.URL+"/ask/leave")
+	d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
+	site.awaitGot(t, "leave=armed")
+	d.typeIn(t, image.Pt(640, 22), site.URL+"/ask/clicks")
+	d.xdo(t, "key", "Return")
+	d.awaitSheet(t)
+	if site.has("page=clicks") {
+		t.Fatal("the page was left before the person answered")
+	}
+	d.xdo(t, "key", "Return")
+	site.awaitGot(t, "page=clicks")
 }
 
 // signIn gives a site's password in the sign-in sheet.
