@@ -136,8 +136,10 @@ func (a *App) ForgetPermission(origin, name string) (State, error) {
 	if b, err := a.browserNow(); err == nil {
 		ctx, cancel := context.WithTimeout(a.context(), browserWait)
 		defer cancel()
+		// Refused only for a setting the browser cannot hold for that
+		// origin (an insecure one), which it then never applied either.
 		if err := b.SetPermission(ctx, origin, name, browser.PermissionPrompt); err != nil {
-			return State{}, fmt.Errorf("forget the permission: %w", err)
+			a.log.Warn("forget a permission", "origin", origin, "name", name, "err", err)
 		}
 	}
 	return a.SaveSettings(st)
