@@ -199,6 +199,7 @@ func (a *App) SaveSettings(st config.Settings) (State, error) {
 	a.notice = ""
 	a.mu.Unlock()
 	a.log.Info("settings saved", "path", a.store.Path, "base_url", st.BaseURL)
+	a.applyDownloadsDir()
 	return a.State()
 }
 

@@ -36,6 +36,35 @@ func (a *App) downloadsDir() string {
 	return a.settings.Browser.DownloadsDir()
 }
 
+// applyDownloadsDir points the person's open tabs at their download
+// folder, after Settings changed it; new tabs get it as they open.
+func (a *App) applyDownloadsDir() {
+	b, err := a.browserNow()
+	if err != nil {
+		return // no browser yet: it starts with the folder
+	}
+	dir := a.downloadsDir()
+	a.person.mu.Lock()
+	same := a.person.dir == dir
+	a.person.dir = dir
+	a.person.mu.Unlock()
+	if same {
+		return
+	}
+	ctx, cancel := context.WithTimeout(browser.WithOwner(a.context(), User), inputWait)
+	defer cancel()
+	for _, info := range b.Tabs(browser.TabQuery{Limit: 1000}).Tabs {
+		if info.Owner != "" {
+			continue // a run's tab keeps the run's folder
+		}
+		if t, err := b.Tab(info.ID); err == nil {
+			if err := t.SetDownloads(ctx, browser.DownloadOptions{Dir: dir}); err != nil {
+				a.log.Warn("the person's download folder", "tab", info.ID, "err", err)
+			}
+		}
+	}
+}
+
 // noteDownload remembers a download of the person's tabs and tells the
 // tray. A download of a tab an agent holds is the run's: not shown.
 func (a *App) noteDownload(ev browser.Event) {

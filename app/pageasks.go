@@ -57,6 +57,7 @@ type personSide struct {
 	mu        sync.Mutex
 	downloads map[string]bool // ids of downloads the person's tabs started
 	once      []onceGrant     // permissions allowed this time, until their tab closes
+	dir       string          // the download folder last set on the open tabs
 }
 
 // followAsks turns the browser's page events into the UI's until ctx

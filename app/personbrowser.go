@@ -30,6 +30,9 @@ func (a *App) personBrowser(o browser.Options) browser.Options {
 		return browser.AuthPlan{Answer: browser.AuthAnswer{Cancel: true}, Wait: personAuthWait}
 	}
 	o.Downloads.Dir = a.downloadsDir()
+	a.person.mu.Lock()
+	a.person.dir = o.Downloads.Dir
+	a.person.mu.Unlock()
 	o.AskPermissions = true
 	if o.Flags == nil {
 		o.Flags = map[string]any{}
