@@ -105,7 +105,8 @@
 //     personbrowser.go: the person's browser options. filechooser.go:
 //     the file dialog for a page's file input. downloads.go: the tray
 //     (Downloads, OpenDownload, ShowDownload). droppedfiles.go: files
-//     dropped on the omnibox.
+//     dropped on the omnibox. tabsound.go: SetAgentTabSound, a tile's
+//     page sound.
 //   - events.go: Event, every event and view type the UI receives, and the
 //     kinds they carry (RunStatus, StopReason, CardKind, SubmitKind,
 //     ConfirmAnswer). errors.go: the bindings' sentinels. deadlines.go:

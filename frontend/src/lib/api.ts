@@ -86,6 +86,8 @@ export const api = {
   unmute: () => call('unmute', () => Go.Unmute()),
   mute: () => call('mute', () => Go.Mute()),
   setAgentMuted: (agent: string, muted: boolean) => call('mute agent', () => Go.SetAgentMuted(agent, muted)),
+  /** setAgentTabSound lets an agent's page play sound, or mutes it again (its default). */
+  setAgentTabSound: (pid: number, on: boolean) => call('page sound', () => Go.SetAgentTabSound(pid, on)),
 
   // What the person's tabs ask of them (pageasks.svelte.ts).
   pageAsks: () => view<PageAsksView>('page asks', () => Go.PageAsks()),
