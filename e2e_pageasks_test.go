@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -238,6 +239,7 @@ func TestWindowPageAsks(t *testing.T) {
 	t.Run("permission", func(t *testing.T) { allowPermission(t, d, site, dir) })
 	t.Run("file chooser", func(t *testing.T) { chooseFile(t, d, site, dir) })
 	t.Run("download", func(t *testing.T) { downloadFile(t, d, site, dir) })
+	t.Run("quit with a file dialog open", func(t *testing.T) { quitInFileDialog(t, d, site) })
 	if t.Failed() {
 		t.Logf("the site received %q", site.received())
 	}
@@ -331,6 +333,31 @@ func chooseFile(t *testing.T, d *desktopApp, site *askSite, dir string) {
 	d.xdo(t, "sleep", "1")
 	d.xdo(t, "key", "Return")
 	site.awaitGot(t, "upload=notes.txt:my own notes")
+	// The focus back on Vroom's window, as a window manager gives it back
+	// when a dialog closes (Xvfb has none).
+	d.xdo(t, "windowfocus", "--sync", d.window)
+}
+
+// quitInFileDialog sends SIGTERM while GTK's file dialog is open: the app
+// exits as it does without one.
+func quitInFileDialog(t *testing.T, d *desktopApp, site *askSite) {
+	page := d.openInActiveTab(t, site.URL+"/ask/upload")
+	d.clickAt(t, image.Pt((page.Min.X+page.Max.X)/2, page.Max.Y-40))
+	testkit.WaitFor(t, 30*time.Second, "GTK's file dialog", func() bool {
+		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Choose a file").Output()
+		return strings.TrimSpace(string(out)) != ""
+	})
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- d.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		t.Logf("exit: %v", err)
+	case <-time.After(15 * time.Second):
+		t.Fatal("the app did not exit within 15 s of SIGTERM with a file dialog open")
+	}
 }
 
 // downloadFile downloads into ~/Downloads, with the tray open.

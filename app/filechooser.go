@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
@@ -59,6 +62,20 @@ func (a *App) askFiles(fc browser.FileChooser) ([]string, error) {
 		return nil, ErrNoWindow
 	}
 	opts := runtime.OpenDialogOptions{Title: chooserTitle(fc), Filters: chooserFilters(fc.Accept), DefaultDirectory: a.downloadsDirIfAny()}
+	// GTK runs the dialog in a loop of its own: the quit that Wails sends
+	// the window on SIGINT or SIGTERM ends that loop only, and the window
+	// would stay open. Seen here, the signal quits the window once the
+	// dialog is gone (Wails' handler does not quit it twice).
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	defer func() {
+		select {
+		case <-sig:
+			runtime.Quit(ctx)
+		default:
+		}
+	}()
 	if fc.Multiple {
 		return runtime.OpenMultipleFilesDialog(ctx, opts)
 	}
