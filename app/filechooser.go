@@ -62,18 +62,24 @@ func (a *App) askFiles(fc browser.FileChooser) ([]string, error) {
 		return nil, ErrNoWindow
 	}
 	opts := runtime.OpenDialogOptions{Title: chooserTitle(fc), Filters: chooserFilters(fc.Accept), DefaultDirectory: a.downloadsDirIfAny()}
-	// GTK runs the dialog in a loop of its own: the quit that Wails sends
-	// the window on SIGINT or SIGTERM ends that loop only, and the window
-	// would stay open. Seen here, the signal quits the window once the
-	// dialog is gone (Wails' handler does not quit it twice).
+	// GTK runs the dialog in a loop of its own, which the quit Wails sends
+	// the window on SIGINT or SIGTERM does not end: the dialog would stay
+	// open and Vroom with it. A signal while it is open closes the session
+	// (what the window's shutdown does) and exits.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
+	done := make(chan struct{})
 	defer func() {
+		signal.Stop(sig)
+		close(done)
+	}()
+	go func() {
 		select {
 		case <-sig:
-			runtime.Quit(ctx)
-		default:
+			a.log.Info("a signal while the file dialog is open: closing")
+			a.shutdown()
+			os.Exit(0)
+		case <-done:
 		}
 	}()
 	if fc.Multiple {
