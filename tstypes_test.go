@@ -63,6 +63,8 @@ func uiTypes() ([]byte, error) {
 		reflect.TypeFor[browser.KeyInput](),
 		reflect.TypeFor[app.NavState](),
 		reflect.TypeFor[browser.FindResult](),
+		reflect.TypeFor[browser.AuthAnswer](),
+		reflect.TypeFor[app.PermissionDecision](),
 	)
 	g.Events("Events", "Events maps each namespaced Go → UI event to its payload.", reflect.TypeFor[app.Event[any]](), []tsgen.Field{
 		event(app.EventTabs),
@@ -75,6 +77,8 @@ func uiTypes() ([]byte, error) {
 		event(app.EventMicLevel),
 		event(app.EventNotice),
 		event(app.EventPerson),
+		event(app.EventPageAsks),
+		event(app.EventDownloads),
 	})
 	return g.Bytes()
 }

@@ -28,9 +28,10 @@ type App struct {
 	offer    *config.LocalServer // a local server to offer when no key is configured
 	opts     Options
 	emitter  Emitter
-	sess     *session // the browser, live view and run while the window is open
-	stopped  bool     // the window is closing: no session may start any more
-	cards    *cards   // what waits for the person's answer; it has its own lock
+	sess     *session   // the browser, live view and run while the window is open
+	stopped  bool       // the window is closing: no session may start any more
+	cards    *cards     // what waits for the person's answer; it has its own lock
+	person   personSide // the person's own browsing (pageasks.go); it has its own lock
 }
 
 // Options configure an App. Zero values pick the production choices.
@@ -198,6 +199,7 @@ func (a *App) SaveSettings(st config.Settings) (State, error) {
 	a.notice = ""
 	a.mu.Unlock()
 	a.log.Info("settings saved", "path", a.store.Path, "base_url", st.BaseURL)
+	a.applyDownloadsDir()
 	return a.State()
 }
 

@@ -74,6 +74,8 @@ func RunDesktop(ctx context.Context, a *App, assets fs.FS) (err error) {
 		OnDomReady: func(context.Context) { a.startSession() },
 		OnShutdown: func(context.Context) { a.shutdown() },
 		Bind:       []any{a},
+		// Files dropped on the omnibox are the next run's (droppedfiles.go).
+		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
 		Linux: &linux.Options{
 			ProgramName:      "vroom",
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,

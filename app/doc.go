@@ -64,6 +64,21 @@
 // input one event at a time, in order, and the hand-back waits until all
 // of it has reached the tab.
 //
+// # The person's own browsing
+//
+// The desktop's Chromium is the person's browser, set up as Chrome is
+// (personBrowser): every JavaScript dialog, password request and
+// permission request held for the person (permissions answered for good
+// are remembered in Settings and set on the browser at its start), downloads into ~/Downloads or Settings' folder, sound on. A
+// run sets its own on the tabs it leases (runner: alerts answered and
+// reported, its own download folder, muted), and a tab back from a run
+// gets the person's again. followAsks turns what the person's tabs ask
+// into page:asks (the sheet drawn over the tab's view, the sidebar's
+// mark) and downloads:changed (the tray) and opens the desktop's file
+// dialog for a file input; it never waits on an answer, so a dialog
+// nobody answers blocks only its own page. Files dropped on the omnibox
+// are the run's files (SubmitFiles).
+//
 // # The person's own tab
 //
 // Headless Chromium paints no popup widget and no context menu, sets no
@@ -112,6 +127,14 @@
 //   - cards.go: the confirmations and questions waiting for the person.
 //     voicecards.go: a spoken answer to a card. voicecontrols.go: Unmute,
 //     Mute, SetAgentMuted and the mic meter.
+//   - pageasks.go: followAsks, PageAsks, AnswerDialog, AnswerAuth.
+//     permissions.go: AnswerPermission, ForgetPermission, the grants of
+//     "this time".
+//     personbrowser.go: the person's browser options. filechooser.go:
+//     the file dialog for a page's file input. downloads.go: the tray
+//     (Downloads, OpenDownload, ShowDownload). droppedfiles.go: files
+//     dropped on the omnibox. tabsound.go: SetAgentTabSound, a tile's
+//     page sound.
 //   - events.go: Event, every event and view type the UI receives, and the
 //     kinds they carry (RunStatus, StopReason, CardKind, SubmitKind,
 //     ConfirmAnswer). errors.go: the bindings' sentinels. deadlines.go:

@@ -39,14 +39,20 @@ func omniboxURL(text string) (string, bool) {
 // there is none); anything else starts a run on it, in tabs when the person
 // attached some.
 func (a *App) Submit(text string, tabs []string) (SubmitResult, error) {
+	return a.SubmitFiles(text, tabs, nil)
+}
+
+// SubmitFiles is Submit with the files dropped on the omnibox: they make
+// the text a task, and are the run's files (what its uploads may send).
+func (a *App) SubmitFiles(text string, tabs, files []string) (SubmitResult, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return SubmitResult{}, errors.New("type a URL or a task")
 	}
-	if u, ok := omniboxURL(text); ok && len(tabs) == 0 {
+	if u, ok := omniboxURL(text); ok && len(tabs) == 0 && len(files) == 0 {
 		return a.navigateActive(u)
 	}
-	id, err := a.StartRun(text, tabs)
+	id, err := a.startRun(withFiles(text, files), tabs, files)
 	if err != nil {
 		return SubmitResult{}, err
 	}

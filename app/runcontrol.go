@@ -38,6 +38,11 @@ type activeRun struct {
 // person attached (by id) where the planner chooses to. It returns the
 // run's id at once; the run reports through EventRoom and EventRun.
 func (a *App) StartRun(task string, tabs []string) (string, error) {
+	return a.startRun(task, tabs, nil)
+}
+
+// startRun is StartRun with the files the person gave the run.
+func (a *App) startRun(task string, tabs, files []string) (string, error) {
 	task = strings.TrimSpace(task)
 	if task == "" {
 		return "", errors.New("start run: the task is empty")
@@ -53,7 +58,7 @@ func (a *App) StartRun(task string, tabs []string) (string, error) {
 	}
 	// Building takes seconds (the keyring, the audio probe): it runs with
 	// the run slot reserved, but no lock held, so every binding answers.
-	r, err := a.buildRun(s, task, tabs)
+	r, err := a.buildRun(s, task, tabs, files)
 	if err == nil {
 		err = s.installRun(r)
 	} else {
@@ -103,7 +108,7 @@ func (s *session) installRun(r *activeRun) error {
 }
 
 // buildRun checks the attached tabs and builds the run from the settings.
-func (a *App) buildRun(s *session, task string, tabs []string) (*activeRun, error) {
+func (a *App) buildRun(s *session, task string, tabs, files []string) (*activeRun, error) {
 	ctx, cancel := context.WithTimeout(a.context(), browserWait)
 	defer cancel()
 	b, err := a.waitBrowser(ctx)
@@ -119,6 +124,9 @@ func (a *App) buildRun(s *session, task string, tabs []string) (*activeRun, erro
 			return nil, fmt.Errorf("tab %q is held by %s", t.Info().Title, o)
 		}
 	}
+	if err := checkRunFiles(files); err != nil {
+		return nil, err
+	}
 	dir, err := a.dataDir()
 	if err != nil {
 		return nil, err
@@ -132,7 +140,7 @@ func (a *App) buildRun(s *session, task string, tabs []string) (*activeRun, erro
 	}
 	r := &activeRun{id: agents.NewRunID(time.Now()), task: task, attach: tabs, done: make(chan struct{}), state: RunRunning}
 	built, err := runner.BuildRun(s.ctx, runner.RunSpec{
-		ID: r.id, Task: task, Tabs: tabs, Browser: b, Endpoints: remote, Settings: st, DataDir: dir, Voice: !a.opts.TextOnly,
+		ID: r.id, Task: task, Tabs: tabs, Files: files, Browser: b, Endpoints: remote, Settings: st, DataDir: dir, Voice: !a.opts.TextOnly,
 		Key: func(ctx context.Context) (string, error) {
 			k, _, err := a.secrets.APIKey(ctx)
 			return k, err

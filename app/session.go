@@ -98,6 +98,7 @@ func (a *App) launchBrowser(s *session) {
 	if own {
 		go a.relaunchOnLoss(s.ctx, b)
 	}
+	go a.followAsks(s.ctx, b)
 	a.followTabs(s.ctx, b)
 }
 
@@ -112,7 +113,7 @@ func (a *App) openBrowser(ctx context.Context) (*browser.Browser, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	b, err := browser.Launch(ctx, browser.Options{ProfileDir: filepath.Join(dir, "profile")})
+	b, err := browser.Launch(ctx, a.personBrowser(browser.Options{ProfileDir: filepath.Join(dir, "profile")}))
 	if err != nil {
 		return nil, false, fmt.Errorf("start the browser: %w", err)
 	}

@@ -190,7 +190,7 @@ func (a *App) PointerInput(tabID string, ev browser.PointerInput) error {
 	}
 	ctx, cancel := context.WithTimeout(a.context(), inputWait)
 	defer cancel()
-	return t.ForwardPointer(browser.WithOwner(ctx, a.inputOwner(tabID)), ev)
+	return a.askShown(t, t.ForwardPointer(browser.WithOwner(ctx, a.inputOwner(tabID)), ev))
 }
 
 // KeyInput forwards the person's key event in a live view to the tab.
@@ -201,7 +201,7 @@ func (a *App) KeyInput(tabID string, ev browser.KeyInput) error {
 	}
 	ctx, cancel := context.WithTimeout(a.context(), inputWait)
 	defer cancel()
-	return t.ForwardKey(browser.WithOwner(ctx, a.inputOwner(tabID)), ev)
+	return a.askShown(t, t.ForwardKey(browser.WithOwner(ctx, a.inputOwner(tabID)), ev))
 }
 
 // userTab is the tab the person's input goes to: the session's own, or

@@ -71,7 +71,15 @@
 // for, blocks the page: calls on it fail at once with a *DialogError or an
 // *AuthError instead of hanging, and the action that raised it returns at
 // once. Permissions are set per origin ahead of a page's request
-// (SetPermission): the protocol has no event for one.
+// (SetPermission): the protocol has no event for one, so a browser with
+// Options.AskPermissions holds the request in the page (a script and a
+// binding) for the holder, as the PermissionAsked event, until
+// AnswerPermission; leased tabs are never held.
+//
+// Sound: Chromium mutes a whole browser (Options.Flags' mute-audio, on by
+// default) or nothing; SetMuted silences one tab of a browser launched
+// with sound, by a script in its documents (media elements muted, Web
+// Audio suspended).
 //
 // # A person's tab
 //

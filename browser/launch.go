@@ -64,6 +64,11 @@ type Options struct {
 	// the browser's own, removed when it closes; never to the machine
 	// user's Downloads.
 	Downloads DownloadOptions
+	// AskPermissions holds a page's request for a permission it has no
+	// setting for, for the tab's holder to decide (Event PermissionAsked,
+	// SetPermission, AnswerPermission), instead of the headless browser's
+	// silent denial. Leased tabs are never held.
+	AskPermissions bool
 	// Logf receives diagnostic lines; nil discards them.
 	Logf func(format string, args ...any)
 

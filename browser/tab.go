@@ -85,6 +85,8 @@ type Tab struct {
 	fwdButtons atomic.Int64
 	auth       auths
 	icpt       intercept // under auth.mu
+	mute       muteState
+	perm       permAsks
 }
 
 type world struct {
@@ -193,6 +195,11 @@ func (t *Tab) attach(ctx context.Context) error {
 	}
 	if err := t.interceptChoosers(ctx, tg); err != nil {
 		return err
+	}
+	if t.b.opts.AskPermissions {
+		if err := t.askPermissions(ctx, tg); err != nil {
+			return err
+		}
 	}
 	if err := t.startIntercept(ctx); err != nil {
 		return err

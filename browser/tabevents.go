@@ -46,6 +46,12 @@ func (t *Tab) onAsk(sess *chromedp.Target, ev any) {
 		t.chooserOpened(sess, ev)
 	case *fetch.EventAuthRequired:
 		t.authRequired(sess, ev)
+	case *runtime.EventBindingCalled:
+		if ev.Name == permBinding {
+			t.permissionAsked(sess, ev)
+		}
+	case *runtime.EventExecutionContextsCleared:
+		t.dropPermAsks(sess)
 	case *page.EventFrameNavigated:
 		if sess == t.target() && ev.Frame != nil && ev.Frame.ParentID == "" {
 			t.topCommitted()

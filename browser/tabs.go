@@ -57,6 +57,11 @@ const (
 	// waiting; AuthAnswered: answered, by whom, never with what.
 	AuthRequired EventKind = "auth-required"
 	AuthAnswered EventKind = "auth-answered"
+	// PermissionAsked: a page asks for permissions (Event.Permission),
+	// its request waiting, in a browser with Options.AskPermissions;
+	// PermissionAnswered: it went on.
+	PermissionAsked    EventKind = "permission-asked"
+	PermissionAnswered EventKind = "permission-answered"
 )
 
 // Event is a change to the browser's tabs.
@@ -77,6 +82,9 @@ type Event struct {
 	Download *Download `json:"download,omitempty"`
 	// Auth is the challenge of an Auth event.
 	Auth *AuthChallenge `json:"auth,omitempty"`
+	// Permission is the request of a PermissionAsked or
+	// PermissionAnswered event.
+	Permission *PermissionAsk `json:"permission,omitempty"`
 }
 
 // subscriber queues events for one reader. Updates to the same tab

@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"vroom/browser"
@@ -16,6 +18,23 @@ type BrowserSettings struct {
 	// http://host:port, resolved through its /json/version. Empty: this
 	// computer.
 	Endpoints []string `json:"endpoints"`
+	// Downloads is the folder the person's downloads go to; empty: the
+	// user's Downloads folder, as Chrome does. Agents' runs keep their own.
+	Downloads string `json:"downloads,omitempty"`
+	// Sites are the permissions the person answered for good ("allow on
+	// every visit", "never allow"), applied to the browser at start.
+	Sites []SitePermission `json:"sites,omitempty"`
+}
+
+// SitePermission is one permission remembered for one site.
+type SitePermission struct {
+	// Origin is scheme://host[:port].
+	Origin string `json:"origin"`
+	// Name is the permission as the Permissions API names it
+	// (geolocation, notifications, camera, microphone).
+	Name string `json:"name"`
+	// Allowed: granted; otherwise denied.
+	Allowed bool `json:"allowed"`
 }
 
 // Remote reports whether tabs open in remote browsers.
@@ -37,7 +56,25 @@ func (b BrowserSettings) Validate() error {
 		}
 		seen[key] = true
 	}
+	if d := b.Downloads; d != "" && !filepath.IsAbs(d) && !strings.HasPrefix(d, "~/") {
+		return &FieldError{"browser.downloads", fmt.Sprintf("%q is not a full path: give one such as /home/you/Downloads or ~/Downloads", d)}
+	}
 	return nil
+}
+
+// DownloadsDir is the folder the person's downloads go to: Downloads with
+// ~/ made the home folder, else ~/Downloads; "" when there is no home.
+func (b BrowserSettings) DownloadsDir() string {
+	home, err := os.UserHomeDir()
+	switch {
+	case b.Downloads != "" && !strings.HasPrefix(b.Downloads, "~/"):
+		return b.Downloads
+	case err != nil:
+		return ""
+	case b.Downloads != "":
+		return filepath.Join(home, b.Downloads[2:])
+	}
+	return filepath.Join(home, "Downloads")
 }
 
 // endpointMessage is an endpoint's error without the sentinel's words,

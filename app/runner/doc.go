@@ -31,8 +31,9 @@
 //
 // Tabs is the agents.TabProvider over a browser (or a remote pool): every
 // tab it hands out is leased to its executor for the executor's whole
-// life, and blank tabs are prewarmed ahead of the planner's first spawns
-// when asked. Tab is one leased tab as an executor (or an MCP client) sees
+// life, with the run's ways whatever the browser does for a person
+// (runWays: alerts answered and reported, no sound), and blank tabs are
+// prewarmed ahead of the planner's first spawns when asked. Tab is one leased tab as an executor (or an MCP client) sees
 // it: compact observations and diffs, searches that leave the diff's
 // baseline alone (Find), waits, verified trusted input, the targets the
 // safety gate names, and the exfiltration guard over browser.Tab.Guard.

@@ -85,6 +85,10 @@ func (a *Tab) follow(ctx context.Context, r *browser.Result) (agents.Outcome, bo
 		if err := a.pool.setDownloads(a.ctx(ctx), popup); err != nil {
 			return agents.Outcome{}, false
 		}
+		// Muted as the run's tabs are. Ignored when it fails: a popup
+		// that cannot be muted is one whose page is blocked or gone,
+		// which plays nothing, and the view must still follow it.
+		_ = popup.SetMuted(a.ctx(ctx), true)
 		a.mu.Lock()
 		a.openers = append(a.openers, a.tb())
 		a.cur.Store(popup)

@@ -237,10 +237,29 @@ func (p *Tabs) lease(t *browser.Tab, owner string) (*Tab, error) {
 		l.Release()
 		return nil, err
 	}
+	if err := runWays(browser.WithOwner(p.ctx, owner), t); err != nil {
+		l.Release()
+		return nil, err
+	}
 	p.mu.Lock()
 	p.owners[at] = l
 	p.mu.Unlock()
 	return at, nil
+}
+
+// runWays gives a leased tab the run's ways, whatever the browser holds
+// for the person (the desktop holds every dialog and password request,
+// and plays sound): alerts answered at once and reported, a password
+// request cancelled after a while, and no sound, since the room is one
+// voice at a time.
+func runWays(ctx context.Context, t *browser.Tab) error {
+	if err := t.SetDialogPolicy(ctx, browser.DefaultDialogPolicy); err != nil {
+		return err
+	}
+	if err := t.SetAuthPolicy(ctx, browser.DefaultAuthPolicy); err != nil {
+		return err
+	}
+	return t.SetMuted(ctx, true)
 }
 
 // Release ends owner's lease on the tab; the tab stays open, so a failed

@@ -77,3 +77,22 @@ func TestTabsLease(t *testing.T) {
 		t.Fatalf("tab open after CloseOpened: %v", err)
 	}
 }
+
+// TestTabsLeaseMuted: a leased tab is muted: the room is one voice.
+func TestTabsLeaseMuted(t *testing.T) {
+	t.Parallel()
+	s := apptest.NewSite(t)
+	p := newTabs(t)
+	ctx := apptest.Context(t)
+	a, err := p.Open(ctx, "agent 1", s.URL+"/quote.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bt, err := testBrowser.Tab(a.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bt.Muted() {
+		t.Error("an agent's tab plays sound")
+	}
+}

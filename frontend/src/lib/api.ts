@@ -4,7 +4,7 @@
 import * as Go from '../../wailsjs/go/app/App'
 import { EventsOn } from '../../wailsjs/runtime/runtime'
 import type {
-  BrowserState, Card, CheckRow, ConfirmAnswer, Events, FindResult, KeyInput, LiveEndpoint, NavState, PointerInput, ProcInfo, Replay,
+  AuthAnswer, BrowserState, Card, DownloadsView, PageAsksView, PermissionDecision, CheckRow, ConfirmAnswer, Events, FindResult, KeyInput, LiveEndpoint, NavState, PointerInput, ProcInfo, Replay,
   RunSummary, RunView, Settings, State, SubmitResult, TabInfo, TabsView,
 } from './types.gen'
 
@@ -63,6 +63,8 @@ export const api = {
   closeTab: (id: string) => call('close tab', () => Go.CloseTab(id)),
   activateTab: (id: string) => call('switch tab', () => Go.ActivateTab(id)),
   submit: (text: string, tabs: string[]) => view<SubmitResult>('submit', () => Go.Submit(text, tabs)),
+  /** submitFiles is submit with the files dropped on the omnibox, which make the text a task. */
+  submitFiles: (text: string, tabs: string[], files: string[]) => view<SubmitResult>('submit', () => Go.SubmitFiles(text, tabs, files)),
   stopRun: () => call('stop', () => Go.StopRun()),
   run: () => view<RunView | null>('run', () => Go.Run()),
   correct: (text: string) => call('correct', () => Go.Correct(text)),
@@ -104,6 +106,18 @@ export const api = {
   unmute: () => call('unmute', () => Go.Unmute()),
   mute: () => call('mute', () => Go.Mute()),
   setAgentMuted: (agent: string, muted: boolean) => call('mute agent', () => Go.SetAgentMuted(agent, muted)),
+  /** setAgentTabSound lets an agent's page play sound, or mutes it again (its default). */
+  setAgentTabSound: (pid: number, on: boolean) => call('page sound', () => Go.SetAgentTabSound(pid, on)),
+
+  // What the person's tabs ask of them (pageasks.svelte.ts).
+  pageAsks: () => view<PageAsksView>('page asks', () => Go.PageAsks()),
+  answerDialog: (tab: string, accept: boolean, text: string) => call('answer the dialog', () => Go.AnswerDialog(tab, accept, text)),
+  answerAuth: (tab: string, ans: AuthAnswer) => call('sign in', () => Go.AnswerAuth(tab, wire(ans))),
+  answerPermission: (tab: string, id: number, decision: PermissionDecision) => call('answer the permission request', () => Go.AnswerPermission(tab, id, decision)),
+  forgetPermission: (origin: string, name: string) => view<State>('forget the permission', () => Go.ForgetPermission(origin, name)),
+  downloads: () => view<DownloadsView>('downloads', () => Go.Downloads()),
+  openDownload: (id: string) => call('open the download', () => Go.OpenDownload(id)),
+  showDownload: (id: string) => call('show the download', () => Go.ShowDownload(id)),
 
   /** on subscribes to a Go → UI event; the returned function unsubscribes. */
   on<K extends keyof Events>(name: K, cb: (data: Events[K]) => void): () => void {

@@ -1,0 +1,42 @@
+package app
+
+import (
+	"time"
+
+	"vroom/browser"
+)
+
+// personAuthWait is how long a site's password request on the person's
+// tab waits for them before it is cancelled: Chrome waits for ever, but a
+// request left open for ever holds its connection, and half an hour is
+// longer than anyone leaves a sign-in sheet open.
+const personAuthWait = 30 * time.Minute
+
+// personBrowser sets, on the options of the desktop's own Chromium, how a
+// person's tabs behave by default, as in Chrome: every dialog held for the
+// person (an alert too: they read it before it goes), a password request
+// and a permission request held until they answer, downloads into their
+// folder, and sound on. A
+// run's tabs set their own dialog policy and folder when leased (runner);
+// a tab back from a run gets the person's again (personTab).
+//
+// Sound: Chromium mutes a whole browser or nothing (--mute-audio; the
+// DevTools protocol has no per-tab mute), so the desktop's browser plays
+// sound, and a run mutes the tabs it leases (browser.Tab.SetMuted), so
+// the room stays one voice at a time.
+func (a *App) personBrowser(o browser.Options) browser.Options {
+	o.Dialogs = browser.HoldDialogs
+	o.Auth = func(browser.AuthChallenge) browser.AuthPlan {
+		return browser.AuthPlan{Answer: browser.AuthAnswer{Cancel: true}, Wait: personAuthWait}
+	}
+	o.Downloads.Dir = a.downloadsDir()
+	a.person.mu.Lock()
+	a.person.dir = o.Downloads.Dir
+	a.person.mu.Unlock()
+	o.AskPermissions = true
+	if o.Flags == nil {
+		o.Flags = map[string]any{}
+	}
+	o.Flags["mute-audio"] = false
+	return o
+}
