@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -33,25 +32,7 @@ import (
 type mcpProcess struct {
 	url, token string
 	data, home string
-	stderr     *lockedBuffer
-}
-
-// lockedBuffer is a buffer a process writes while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	stderr     *testkit.LockedBuffer
 }
 
 var (
@@ -65,7 +46,7 @@ var (
 func startMCP(t *testing.T, args ...string) *mcpProcess {
 	t.Helper()
 	apptest.NeedChromium(t)
-	p := &mcpProcess{data: t.TempDir(), home: t.TempDir(), stderr: &lockedBuffer{}}
+	p := &mcpProcess{data: t.TempDir(), home: t.TempDir(), stderr: &testkit.LockedBuffer{}}
 	cmd := vroomCmd(p.data, "sk-test-mcp", []string{"HOME=" + p.home, "XDG_DATA_HOME=", "XDG_CONFIG_HOME="},
 		append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
 	out, err := cmd.StdoutPipe()
