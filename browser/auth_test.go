@@ -14,7 +14,7 @@ import (
 // test that signs in or cancels has an origin of its own.
 func authPage(t *testing.T, origin string) (*Tab, string) {
 	t.Helper()
-	id := t.Name()
+	id := states.pageID(t)
 	ctx := tctx(t)
 	tab, err := testBrowser.Open(ctx, origin+"/inner.html")
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // posts is kept by that id) and leases it, as an executor holds its tab.
 func dialogPage(t *testing.T) (*Tab, string) {
 	t.Helper()
-	id := strings.ReplaceAll(t.Name(), "/", "-")
+	id := states.pageID(t)
 	tab := openTab(t, "/jsdialogs.html?id="+id)
 	if _, err := tab.Lease(tctx(t), "agent-"+id); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"vroom/internal/testkit"
 )
 
 // TestDownloadOverTheCapLeavesNothing: a download over the holder's cap
@@ -36,12 +39,18 @@ func TestDownloadOverTheCapLeavesNothing(t *testing.T) {
 	testBrowser.dl.mu.Lock()
 	staging := testBrowser.dl.staging
 	testBrowser.dl.mu.Unlock()
-	ents, _ := os.ReadDir(staging)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), d.ID) {
-			t.Errorf("the staging folder still holds %s", e.Name())
+	// Chromium deletes its partial file on a thread of its own, after
+	// the event that says it cancelled.
+	left := func() string {
+		ents, _ := os.ReadDir(staging)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), d.ID) {
+				return e.Name()
+			}
 		}
+		return ""
 	}
+	testkit.WaitFor(t, 10*time.Second, "the staging folder without the download", func() bool { return left() == "" })
 	after, _ := os.ReadDir(filepath.Join(home, "Downloads"))
 	if len(after) != len(before) {
 		t.Errorf("the home folder's Downloads went from %d to %d entries", len(before), len(after))

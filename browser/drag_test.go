@@ -10,7 +10,7 @@ import (
 // boardPage opens a board fixture under the test's id and observes it.
 func boardPage(t *testing.T, page string) (*Tab, string, *Observation) {
 	t.Helper()
-	id := strings.ReplaceAll(t.Name(), "/", "-")
+	id := states.pageID(t)
 	tab := openTab(t, page+"?id="+id)
 	o, err := tab.Observe(tctx(t), ObserveOptions{All: true})
 	if err != nil {

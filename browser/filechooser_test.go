@@ -24,7 +24,7 @@ func writeFile(t *testing.T, name, body string) string {
 // the server receives the file's bytes with the form.
 func TestFileChooserApplication(t *testing.T) {
 	t.Parallel()
-	id := t.Name()
+	id := states.pageID(t)
 	tab := openTab(t, "/apply.html?id="+id)
 	ctx := tctx(t)
 	events := testBrowser.Subscribe(ctx)

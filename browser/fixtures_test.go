@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -41,8 +42,19 @@ func (o *orderBook) count(id string) int {
 var states stateBook
 
 type stateBook struct {
-	mu sync.Mutex
-	m  map[string][]string
+	mu   sync.Mutex
+	m    map[string][]string
+	runs int
+}
+
+// pageID is an id for a test's page, its own in this run of the test:
+// the book outlives a run of -count=N, and a second run would find the
+// first's posts under the test's bare name.
+func (s *stateBook) pageID(t *testing.T) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs++
+	return fmt.Sprintf("%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), s.runs)
 }
 
 func (s *stateBook) add(id, v string) {

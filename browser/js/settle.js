@@ -169,9 +169,12 @@ function leads(ref) {
 // one a frame, but on a busy machine frames come late, and a frame can
 // come without one). One that has not moved after SCROLL_IDLE_MS (and a
 // frame) had nowhere to go; when the page itself has room to go the way
-// the scroll goes, its first event is awaited for SCROLL_ROOM_MS: a box
-// inside it may be what scrolls, or nothing, but a busy renderer is the
-// likelier reason.
+// the scroll goes, its first event is awaited for SCROLL_ROOM_MS and
+// SCROLL_ROOM_FRAMES frames: a box inside it may be what scrolls, or
+// nothing, but a busy renderer is the likelier reason. A key's scroll
+// starts on the compositor after a hop through the browser, so on a
+// starved machine (a frame a second) no span of time is enough, but a
+// few frames drawn without it are.
 const SCROLL_FRAMES = 2;
 const SCROLL_QUIET_MS = 40;
 // A tab drawn a frame a second (a background tab, at times) has ended
@@ -179,6 +182,7 @@ const SCROLL_QUIET_MS = 40;
 const SCROLL_STILL_MS = 300;
 const SCROLL_IDLE_MS = 100;
 const SCROLL_ROOM_MS = 600;
+const SCROLL_ROOM_FRAMES = 4;
 
 // scrollEnd calls then once the scroll begun at start (scrolls0 scroll
 // events before it, going dir: 'down', 'up' or '' when not known) has
@@ -187,6 +191,7 @@ function scrollEnd(start, scrolls0, dir, maxMs, then) {
   const se = document.scrollingElement || document.documentElement;
   const room = dir === 'down' ? se.scrollHeight - (scrollY + innerHeight) > 1 : dir === 'up' ? scrollY > 0 : false;
   const idle = room ? SCROLL_ROOM_MS : SCROLL_IDLE_MS;
+  const idleFrames = room ? SCROLL_ROOM_FRAMES : 1;
   // frames counts the frames drawn since the last scroll event: a smooth
   // scroll's next step may come late on a busy machine, but not after
   // two frames without one.
@@ -200,7 +205,7 @@ function scrollEnd(start, scrolls0, dir, maxMs, then) {
     const now = performance.now();
     const moved = S.scrolls !== scrolls0;
     const since = now - Math.max(S.lastScroll, start);
-    const quiet = moved ? since >= SCROLL_QUIET_MS && (frames >= SCROLL_FRAMES || since >= SCROLL_STILL_MS) : frames >= 1 && now - start >= idle;
+    const quiet = moved ? since >= SCROLL_QUIET_MS && (frames >= SCROLL_FRAMES || since >= SCROLL_STILL_MS) : frames >= idleFrames && now - start >= idle;
     if (quiet || now - start >= maxMs) { alive = false; return then(); }
     setTimeout(poll, 8);
   };
