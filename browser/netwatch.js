@@ -40,8 +40,8 @@
     timers: new Map(), // id -> window number, for the window's pending timers
     watch: 0,      // listeners in the walker that want change events
     // busy counts what the window started that is not followed to its
-    // end: a frame callback, a message, an idle or scheduled task, a
-    // window opened, a form submitted, the page being left. An action that started any of it settles the slow way
+    // end: a frame callback, a message to a window, a worker or a socket,
+    // a window opened, a form submitted, the page being left. An action that started any of it settles the slow way
     // (a frame, then a quiet DOM), one that started nothing at once.
     busy: 0,
   };
@@ -183,8 +183,8 @@
     }, oRAF);
   }
 
-  // A message to a window, a worker or a socket, an idle or scheduled
-  // task and a new window are answered where netwatch cannot follow; leaving or submitting the page
+  // A message to a window, a worker or a socket and a new window are
+  // answered where netwatch cannot follow; leaving or submitting the page
   // ends it. Each sends the settle the slow way.
   const watchCall = (obj, name) => {
     const orig = obj && obj[name];
@@ -196,12 +196,57 @@
   watchCall(window.Worker && Worker.prototype, 'postMessage');
   watchCall(window.BroadcastChannel && BroadcastChannel.prototype, 'postMessage');
   watchCall(window.WebSocket && WebSocket.prototype, 'send');
-  watchCall(window, 'requestIdleCallback');
-  watchCall(window.scheduler, 'postTask');
+  watchTasks();
   watchCall(window, 'open');
   add.call(window, 'beforeunload', mark, true);
   add.call(window, 'pagehide', mark, true);
   add.call(window, 'submit', mark, true);
+
+  // watchTasks waits for an idle callback and a scheduled task the
+  // action asked for like for a short timer, until it has run (or was
+  // cancelled): what the page puts off to an idle moment is still the
+  // click's effect.
+  function watchTasks() {
+    const pend = () => {
+      if (!tracking() || st.counted >= MAX_TIMERS) return null;
+      st.counted++;
+      const key = {};
+      st.timers.set(key, st.gen);
+      changed();
+      return () => { if (st.timers.delete(key)) changed(); };
+    };
+    const oRIC = window.requestIdleCallback, oCIC = window.cancelIdleCallback;
+    if (oRIC) {
+      const byID = new Map();
+      window.requestIdleCallback = disguise(function requestIdleCallback(fn, opts) {
+        if (typeof fn !== 'function') return oRIC.apply(window, arguments);
+        const done = pend();
+        const gen = done ? st.gen : -1;
+        let id = 0;
+        id = oRIC.call(window, wrapCallback(fn, gen, () => { byID.delete(id); if (done) done(); }), opts);
+        if (done) byID.set(id, done);
+        return id;
+      }, oRIC);
+      if (oCIC) {
+        window.cancelIdleCallback = disguise(function cancelIdleCallback(id) {
+          const done = byID.get(id);
+          if (done) { byID.delete(id); done(); }
+          return oCIC.call(window, id);
+        }, oCIC);
+      }
+    }
+    const sch = window.scheduler;
+    const oPT = sch && sch.postTask;
+    if (typeof oPT === 'function') {
+      sch.postTask = disguise(function postTask(fn, opts) {
+        if (typeof fn !== 'function') return oPT.apply(sch, arguments);
+        const done = pend();
+        const p = oPT.call(sch, wrapCallback(fn, done ? st.gen : -1), opts);
+        if (done) Promise.prototype.then.call(p, done, done);
+        return p;
+      }, oPT);
+    }
+  }
 
   // watchMessages waits for a message posted on a MessageChannel (how
   // schedulers queue the work a click starts) like for a short timer:
