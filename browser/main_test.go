@@ -107,7 +107,11 @@ func openTab(t *testing.T, path string) *Tab {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	tab, err := testBrowser.Open(ctx, site.URL+path)
+	// A window of its own, as the tabs of the runs that drive pages side
+	// by side need: a page that opens a tab brings it to the front of its
+	// window, and the tabs behind it draw no frames, which scrolls and
+	// drags wait for.
+	tab, err := testBrowser.open(ctx, site.URL+path, openRoute{window: true})
 	if err != nil {
 		t.Fatalf("open %s: %v", path, err)
 	}

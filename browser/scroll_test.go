@@ -116,10 +116,20 @@ func TestEndOnAGrowingFeed(t *testing.T) {
 	if got := feedPosts(t, tab); got < start+4*20 {
 		t.Errorf("six Ends took the feed from %d to %d posts, want at least four more pages", start, got)
 	}
-	before := feedPosts(t, tab)
+	// A PageDown that lands at the very end just after a page came in has
+	// nowhere to go and nothing loading, and says so; the next one moves
+	// again. One such press in eight is the feed's timing, two a stall.
+	before, still := feedPosts(t, tab), 0
 	for i := range 8 {
-		if r, err := tab.Press(ctx, "PageDown"); err != nil || !r.Changed {
-			t.Fatalf("PageDown %d: %v %v", i, r, err)
+		r, err := tab.Press(ctx, "PageDown")
+		if err != nil {
+			t.Fatalf("PageDown %d: %v", i, err)
+		}
+		if !r.Changed {
+			t.Logf("PageDown %d: %s", i, r)
+			if still++; still > 1 {
+				t.Fatalf("PageDown %d: a second press without an effect: %s", i, r)
+			}
 		}
 	}
 	if feedPosts(t, tab) <= before {
