@@ -15,10 +15,11 @@ import (
 	"vroom/internal/testkit"
 )
 
-// openPage opens a data: page in a fresh tab closed at the test's end.
+// openPage opens a data: page in a fresh tab, in a window of its own (as
+// openTab does), closed at the test's end.
 func openPage(t *testing.T, ctx context.Context, html string) *Tab {
 	t.Helper()
-	tab, err := testBrowser.Open(ctx, "data:text/html,"+html)
+	tab, err := testBrowser.open(ctx, "data:text/html,"+html, openRoute{window: true})
 	if err != nil {
 		t.Fatal(err)
 	}
