@@ -41,8 +41,9 @@
     watch: 0,      // listeners in the walker that want change events
     // busy counts what the window started that is not followed to its
     // end: a frame callback, a message to a window, a worker or a socket,
-    // a window opened, a form submitted, the page being left. An action that started any of it settles the slow way
-    // (a frame, then a quiet DOM), one that started nothing at once.
+    // a window opened, a form submitted, the page being left. An action
+    // that started any of it settles the slow way (a frame, then a quiet
+    // DOM), one that started nothing at once.
     busy: 0,
   };
   // untracked > 0 while a callback runs that belongs to something older
