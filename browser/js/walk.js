@@ -55,8 +55,7 @@ function walk(root, fn) {
 function noteGeo(entries) {
   for (const e of entries) {
     const r = e.boundingClientRect;
-    S.geo.set(e.target, { inView: e.isIntersecting, top: r.top + scrollY, left: r.left + scrollX, w: r.width, h: r.height });
-    if (r.width * r.height === 0) watchSize(e.target);
+    S.geo.set(e.target, { inView: e.isIntersecting, top: r.top + scrollY, left: r.left + scrollX, w: r.width, h: r.height, muts: S.muts });
   }
 }
 S.geo = new WeakMap();
@@ -70,29 +69,16 @@ S.io = new IntersectionObserver((entries) => {
 // An element that crosses no viewport edge as it is shown (a list shown
 // from display:none with most of its options clipped by its own scroll
 // box, a section revealed below the fold) gets no intersection report,
-// so its cached box would stay the empty one it had while hidden. A
-// ResizeObserver on the controls seen empty (only those: observing
-// every control made the first look at 5,000 buttons five times slower)
-// hears them take a size and marks the entry stale, to be measured at
-// the next look.
-S.sized = new WeakSet();
-function watchSize(el) {
-  if (S.sized.has(el)) return;
-  S.sized.add(el);
-  S.ro.observe(el);
-}
-S.ro = new ResizeObserver((entries) => {
-  for (const e of entries) {
-    const g = S.geo.get(e.target);
-    const b = e.borderBoxSize && e.borderBoxSize[0];
-    if (g && (!b || Math.abs(b.inlineSize - g.w) > 0.5 || Math.abs(b.blockSize - g.h) > 0.5)) g.stale = true;
-  }
-});
-
-// geoOf is el's cached geometry, measured when missing or stale.
+// so its cached box would stay the empty one it had while hidden: an
+// empty box is measured again once the DOM has changed since. (A
+// ResizeObserver would hear it take a size only at the next frame, after
+// the action that showed it has been judged.)
+//
+// geoOf is el's cached geometry, measured when missing, or empty and the
+// DOM changed since.
 function geoOf(el) {
   const g = S.geo.get(el);
-  return g && !g.stale ? g : syncGeo(el);
+  return g && (g.w * g.h > 0 || g.muts === S.muts) ? g : syncGeo(el);
 }
 
 // syncGeo measures el as the IntersectionObserver would report it: in
@@ -102,9 +88,8 @@ function syncGeo(el) {
   const r = el.getBoundingClientRect();
   let inView = r.width + r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
   if (inView) { const v = shownRect(el, r); inView = v.right > v.left && v.bottom > v.top; }
-  const g = { inView, top: r.top + scrollY, left: r.left + scrollX, w: r.width, h: r.height };
+  const g = { inView, top: r.top + scrollY, left: r.left + scrollX, w: r.width, h: r.height, muts: S.muts };
   S.geo.set(el, g);
-  if (r.width * r.height === 0) watchSize(el);
   return g;
 }
 
