@@ -19,12 +19,11 @@ import (
 // a page opened (a link in a new tab) rather than one Open is creating.
 // Open holds creating for reading from its createTarget to the tab's
 // registration, so once the lock is ours Open's own target is known.
+// Caller holds creating.
 func (b *Browser) openedInBackground(id, url string) bool {
 	if url == "" || url == "about:blank" {
 		return false
 	}
-	b.creating.Lock()
-	defer b.creating.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	_, known := b.tabs[id]
@@ -34,7 +33,12 @@ func (b *Browser) openedInBackground(id, url string) bool {
 // adoptBackground adopts a page target a link opened in a new tab. It
 // runs in its own goroutine (never the read loop, which openedInBackground
 // may wait on); a failure is logged and the page stays out of the list.
+// It is called when the target appears and again when its URL is set
+// (Chromium may announce a middle-clicked page blank first); creating,
+// held through the adoption, makes the second call find it known.
 func (b *Browser) adoptBackground(s *session, id, url string) {
+	b.creating.Lock()
+	defer b.creating.Unlock()
 	if !b.openedInBackground(id, url) {
 		return
 	}

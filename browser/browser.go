@@ -415,6 +415,9 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 		b.mu.Lock()
 		t := b.tabs[string(info.TargetID)]
 		b.mu.Unlock()
+		if t == nil && info.Type == "page" && info.OpenerID == "" && string(info.TargetID) != s.rootID {
+			go b.adoptBackground(s, string(info.TargetID), info.URL)
+		}
 		if t != nil {
 			t.update(func(ti *TabInfo) bool {
 				ch := ti.Title != info.Title || ti.URL != info.URL
