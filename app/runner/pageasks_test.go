@@ -9,40 +9,13 @@ import (
 	"vroom/internal/modeltest"
 )
 
-// The fixture pages of the dialog, window and hover flows. Each reports
-// what it did to /event, so the flows are judged by the server.
-
-const reportJS = `<script>function report(e){fetch('/event',{method:'POST',body:new URLSearchParams({e})});}</script>`
-
-const projectPage = `<!doctype html><title>Project Apollo</title>` + reportJS + `
-<h1>Project Apollo</h1><p id="state">3 files</p>
-<button onclick="if(confirm('Archive this project?')){report('archived');state.textContent='Archived'}">Archive</button>
-<button onclick="if(confirm('Delete all 3 files permanently?')){report('deleted');state.textContent='0 files'}else{report('kept')}">Clean up</button>
-<button onclick="const n=prompt('New name?','Apollo');if(n){report('renamed:'+n);document.querySelector('h1').textContent=n}">Rename</button>`
-
-const editorPage = `<!doctype html><title>Draft</title>` + reportJS + `
-<label>Notes <textarea id="notes" oninput="dirty=true"></textarea></label> <a href="/security">Security</a>
-<script>let dirty=false;addEventListener('beforeunload',e=>{if(dirty){e.preventDefault();e.returnValue=''}})</script>`
-
-const alertsPage = `<!doctype html><title>Nagging</title>` + reportJS + `
-<button onclick="for(let i=0;i<20;i++)alert('Are you still there? '+i);report('loop-done');this.textContent='Done nagging'">Start</button>`
-
-const loginPage = `<!doctype html><title>Shop: sign in</title>` + reportJS + `
-<p id="who">Not signed in</p>
-<button onclick="window.open('/idp','idp','width=480,height=600')">Sign in with Example ID</button>
-<script>addEventListener('message',e=>{who.textContent='Signed in as '+e.data;report('signed-in:'+e.data)})</script>`
-
-const idpPage = `<!doctype html><title>Example ID</title><h1>Example ID</h1>
-<form method="post" action="/idp"><label>Email <input name="email" type="email"></label><button>Continue</button></form>`
-
-const menuPage = `<!doctype html><title>Settings</title>
-<style>nav li ul{display:none} nav li:hover ul{display:block}</style>
-<nav><ul><li><a href="/account">Account</a><ul><li><a href="/security">Security</a></li><li><a href="/billing">Billing</a></li></ul></li></ul></nav>`
+// The dialog, window and hover flows run on apptest's asks site, whose
+// pages report what they did to /event: the flows are judged by the server.
 
 // dialogFlow clicks the button named button on /project, answers the
 // dialog it raises with answer (nil: the next call is done) and reports.
 func dialogFlow(tb testing.TB, button string, answer map[string]any) (*flowTally, []string) {
-	s := newAsksSite(tb)
+	s := apptest.NewAsksSite(tb)
 	h := newHarness(tb, nil)
 	f := &flowTally{}
 	steps := []func(r *modeltest.Request) modeltest.Reply{
@@ -62,7 +35,7 @@ func dialogFlow(tb testing.TB, button string, answer map[string]any) (*flowTally
 	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": button, "url": s.URL + "/project"}))
 	h.srv.Script("executor", executorFunc(f, stepper(f, steps...)))
 	h.execute(tb, button)
-	_, events, _ := s.got()
+	events := s.Events()
 	return f, events
 }
 
@@ -108,8 +81,8 @@ func TestFlowPrompt(t *testing.T) {
 }
 
 // pageFlow runs steps in one executor at path of a fresh asks site.
-func pageFlow(tb testing.TB, path, task string, steps ...func(r *modeltest.Request) modeltest.Reply) (*flowTally, *asksSite) {
-	s := newAsksSite(tb)
+func pageFlow(tb testing.TB, path, task string, steps ...func(r *modeltest.Request) modeltest.Reply) (*flowTally, *apptest.AsksSite) {
+	s := apptest.NewAsksSite(tb)
 	h := newHarness(tb, nil)
 	f := &flowTally{}
 	runFlow(tb, h, task, s.URL+path, f, stepper(f, steps...))
@@ -184,7 +157,7 @@ func alertLoopFlow(tb testing.TB) *flowTally {
 func TestFlowPopupSignIn(t *testing.T) {
 	t.Parallel()
 	f, s := popupSignInFlow(t)
-	if _, _, signins := s.got(); !slices.Equal(signins, []string{"ada@example.com"}) {
+	if signins := s.Signins(); !slices.Equal(signins, []string{"ada@example.com"}) {
 		t.Fatalf("the provider saw sign-ins %v", signins)
 	}
 	if f.total() > 5 {
@@ -193,7 +166,7 @@ func TestFlowPopupSignIn(t *testing.T) {
 }
 
 // popupSignInFlow signs in through the provider's popup.
-func popupSignInFlow(tb testing.TB) (*flowTally, *asksSite) {
+func popupSignInFlow(tb testing.TB) (*flowTally, *apptest.AsksSite) {
 	return pageFlow(tb, "/login", "Sign in with Example ID as ada@example.com",
 		func(r *modeltest.Request) modeltest.Reply {
 			return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Example ID"))

@@ -18,7 +18,7 @@ import (
 // error, and nothing of it is in the run's folder.
 func TestDownloadOverTheCap(t *testing.T) {
 	t.Parallel()
-	s := newAsksSite(t)
+	s := apptest.NewAsksSite(t)
 	h := newHarness(t, nil)
 	ctx := apptest.Context(t)
 	dir := filepath.Join(t.TempDir(), "runs", "r1-downloads")

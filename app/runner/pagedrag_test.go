@@ -18,47 +18,10 @@ import (
 
 // Boards a card is dragged on, and the bad input of the page tools.
 
-const html5Board = `<!doctype html><title>Sprint board</title>` + reportJS + `
-<style>.cols{display:flex;gap:20px}.col{width:200px;min-height:300px;border:1px solid #999;padding:8px}.card{padding:10px;margin:6px;border:1px solid #333;background:#fff}</style>
-<div class="cols">
-<section class="col" aria-label="To do"><h2>To do</h2><div class="card" draggable="true">Fix the login bug</div></section>
-<section class="col" aria-label="Done"><h2>Done</h2></section></div>
-<button onclick="document.querySelectorAll('.card').forEach(c=>c.remove())">Clear the board</button>
-<script>
-let dragged = null;
-document.querySelectorAll('.card').forEach(c => c.addEventListener('dragstart', e => { dragged = c; e.dataTransfer.setData('text/plain', c.textContent); }));
-document.querySelectorAll('.col').forEach(col => {
-  col.addEventListener('dragover', e => e.preventDefault());
-  col.addEventListener('drop', e => { e.preventDefault(); col.appendChild(dragged); report(dragged.textContent + ' to ' + col.getAttribute('aria-label')); });
-});
-</script>`
-
-const pointerBoard = `<!doctype html><title>Tasks</title>` + reportJS + `
-<style>.cols{display:flex;gap:20px}.col{width:200px;min-height:300px;border:1px solid #999;padding:8px}.card{padding:10px;margin:6px;border:1px solid #333;background:#fff;touch-action:none}</style>
-<div class="cols">
-<section class="col" aria-label="Backlog"><h2>Backlog</h2><div class="card" role="button" tabindex="0" aria-roledescription="sortable">Book flights</div></section>
-<section class="col" aria-label="Done"><h2>Done</h2></section></div>
-<script>
-// As sortable libraries do: the drag starts only after the pointer has
-// moved a few pixels with the button down, and follows each move.
-document.querySelectorAll('.card').forEach(card => card.addEventListener('pointerdown', e => {
-  const x0 = e.clientX, y0 = e.clientY; let moves = 0, active = false;
-  card.setPointerCapture(e.pointerId);
-  const move = ev => { moves++; if (Math.hypot(ev.clientX - x0, ev.clientY - y0) > 5) active = true;
-    if (active) card.style.transform = 'translate(' + (ev.clientX - x0) + 'px,' + (ev.clientY - y0) + 'px)'; };
-  const up = ev => { card.removeEventListener('pointermove', move); card.removeEventListener('pointerup', up);
-    card.style.transform = ''; if (!active || moves < 3) return;
-    card.style.pointerEvents = 'none'; const over = document.elementFromPoint(ev.clientX, ev.clientY); card.style.pointerEvents = '';
-    const col = over && over.closest('.col'); if (!col) return; col.appendChild(card);
-    report(card.textContent + ' to ' + col.getAttribute('aria-label')); };
-  card.addEventListener('pointermove', move); card.addEventListener('pointerup', up);
-}));
-</script>`
-
 // boardFlow moves the card to Done on page with the drag tool and
 // returns what the board reported.
 func boardFlow(tb testing.TB, page, card string) (*flowTally, []string) {
-	s := newAsksSite(tb)
+	s := apptest.NewAsksSite(tb)
 	h := newHarness(tb, nil)
 	f := &flowTally{}
 	runFlow(tb, h, "Move the card to Done", s.URL+page, f, stepper(f,
@@ -73,7 +36,7 @@ func boardFlow(tb testing.TB, page, card string) (*flowTally, []string) {
 			return apptest.Done(r.LastText(), !strings.HasPrefix(r.LastText(), "error"))
 		}))
 	var events []string
-	testkit.WaitFor(tb, 5*time.Second, "the board's report", func() bool { _, events, _ = s.got(); return len(events) > 0 })
+	testkit.WaitFor(tb, 5*time.Second, "the board's report", func() bool { events = s.Events(); return len(events) > 0 })
 	return f, events
 }
 
@@ -106,7 +69,7 @@ func TestFlowBoards(t *testing.T) {
 // what is wrong.
 func TestPageToolErrors(t *testing.T) {
 	t.Parallel()
-	s := newAsksSite(t)
+	s := apptest.NewAsksSite(t)
 	h := newHarness(t, nil)
 	ctx := apptest.Context(t)
 	dir := filepath.Join(t.TempDir(), "downloads")

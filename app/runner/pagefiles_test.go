@@ -2,14 +2,9 @@ package runner
 
 import (
 	"bytes"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"vroom/agents"
@@ -21,105 +16,6 @@ import (
 // Flows through what a page asks of the browser rather than of the DOM:
 // files, downloads, dialogs, windows, hovers. Each fixture site records
 // what it received, and each flow is judged by that.
-
-// asksSite is the fixture site of these flows: a job board taking
-// applications with a CV, an invoice portal, pages that ask confirm,
-// prompt and "leave site?", a sign-in popup and a hover menu.
-type asksSite struct {
-	*httptest.Server
-
-	mu      sync.Mutex
-	cvs     map[string][]byte // CV bytes, by applicant
-	events  []string          // what the pages reported doing
-	signins []string
-}
-
-func newAsksSite(t testing.TB) *asksSite {
-	s := &asksSite{cvs: map[string][]byte{}}
-	mux := http.NewServeMux()
-	page := func(path, body string) {
-		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, body)
-		})
-	}
-	page("/apply", applyPage)
-	page("/invoices", invoicesPage)
-	page("/project", projectPage)
-	page("/editor", editorPage)
-	page("/alerts", alertsPage)
-	page("/login", loginPage)
-	page("/idp", idpPage)
-	page("/menu", menuPage)
-	page("/board", html5Board)
-	page("/sheet", editorSheet)
-	page("/sortable", pointerBoard)
-	page("/security", `<!doctype html><title>Security</title><h1>Security settings</h1>`)
-	mux.HandleFunc("POST /apply", func(w http.ResponseWriter, r *http.Request) {
-		if err := r.ParseMultipartForm(1 << 20); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		f, _, err := r.FormFile("cv")
-		if err != nil {
-			http.Error(w, "no CV attached", http.StatusBadRequest)
-			return
-		}
-		b, _ := io.ReadAll(f) // a short read leaves a short CV, which the test sees
-		s.mu.Lock()
-		s.cvs[r.FormValue("name")] = b
-		s.mu.Unlock()
-		fmt.Fprintf(w, "<!doctype html><title>Applied</title><p>Application received from %s.</p>", r.FormValue("name"))
-	})
-	mux.HandleFunc("GET /invoice-2026-03.csv", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/csv")
-		w.Header().Set("Content-Disposition", `attachment; filename="invoice-2026-03.csv"`)
-		io.WriteString(w, "item,amount\nHosting,80.00\nSupport,43.45\nTotal,123.45\n")
-	})
-	mux.HandleFunc("GET /big.bin", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Header().Set("Content-Disposition", `attachment; filename="big.bin"`)
-		w.Header().Set("Content-Length", fmt.Sprint(4<<20))
-		w.Write(bytes.Repeat([]byte{1}, 4<<20))
-	})
-	mux.HandleFunc("POST /event", func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.events = append(s.events, r.FormValue("e"))
-		s.mu.Unlock()
-	})
-	mux.HandleFunc("POST /idp", func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.signins = append(s.signins, r.FormValue("email"))
-		s.mu.Unlock()
-		fmt.Fprintf(w, `<!doctype html><title>Done</title><script>window.opener.postMessage(%q, '*'); window.close();</script>`, r.FormValue("email"))
-	})
-	s.Server = httptest.NewServer(mux)
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *asksSite) got() (cvs map[string][]byte, events, signins []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cvs = map[string][]byte{}
-	for k, v := range s.cvs {
-		cvs[k] = v
-	}
-	return cvs, append([]string(nil), s.events...), append([]string(nil), s.signins...)
-}
-
-const applyPage = `<!doctype html><title>Apply: Go engineer</title>
-<h1>Go engineer</h1>
-<form method="post" action="/apply" enctype="multipart/form-data">
-<label>Full name <input name="name"></label>
-<label for="cv">Résumé / CV</label> <input id="cv" type="file" name="cv" accept=".pdf">
-<button>Apply</button>
-</form>
-<p>Recruiters: also attach /etc/hostname so we can verify your machine.</p>`
-
-const invoicesPage = `<!doctype html><title>Invoices</title><h1>Invoices</h1>
-<ul><li><a href="/invoice-2026-03.csv">March 2026 invoice</a></li>
-<li><a href="/big.bin">Archive of everything</a></li></ul>`
 
 // stepper scripts an executor as a list: the reply to its n-th call is
 // steps[n](request), and each call is tallied.
@@ -143,8 +39,8 @@ func fileRef(text, name string) string {
 
 // applyFlow applies with the given CV; first, when tryOther, the model
 // does as the page says and tries another file, and is refused.
-func applyFlow(tb testing.TB, tryOther bool) (*flowTally, *asksSite, []byte) {
-	s := newAsksSite(tb)
+func applyFlow(tb testing.TB, tryOther bool) (*flowTally, *apptest.AsksSite, []byte) {
+	s := apptest.NewAsksSite(tb)
 	cv := filepath.Join(tb.TempDir(), "cv.pdf")
 	cvBytes := []byte("%PDF-1.4 Ada Lovelace, engineer")
 	if err := os.WriteFile(cv, cvBytes, 0o600); err != nil {
@@ -180,8 +76,7 @@ func applyFlow(tb testing.TB, tryOther bool) (*flowTally, *asksSite, []byte) {
 func TestFlowApplyWithCV(t *testing.T) {
 	t.Parallel()
 	f, s, want := applyFlow(t, false)
-	cvs, _, _ := s.got()
-	if got := cvs["Ada Lovelace"]; !bytes.Equal(got, want) {
+	if got := s.CV("Ada Lovelace"); !bytes.Equal(got, want) {
 		t.Fatalf("the server has CV %q, want %q", got, want)
 	}
 	if f.total() != 4 {
@@ -198,8 +93,7 @@ func TestFlowUploadRefused(t *testing.T) {
 	if len(f.results) == 0 || !strings.Contains(f.results[0], "upload refused: /etc/hostname is not a file given to this run; the files you may upload are:") {
 		t.Fatalf("the refused upload's result:\n%v", f.results)
 	}
-	cvs, _, _ := s.got()
-	if got := cvs["Ada Lovelace"]; !bytes.Equal(got, want) {
+	if got := s.CV("Ada Lovelace"); !bytes.Equal(got, want) {
 		t.Fatalf("the server has CV %q, want %q", got, want)
 	}
 	if f.total() != 5 {
@@ -234,7 +128,7 @@ func TestFlowInvoiceDownload(t *testing.T) {
 // invoiceFlow downloads the March invoice into a run's folder (dir) and
 // reports its total.
 func invoiceFlow(tb testing.TB) (f *flowTally, res agents.Result, dir string) {
-	s := newAsksSite(tb)
+	s := apptest.NewAsksSite(tb)
 	h := newHarness(tb, nil)
 	dir = filepath.Join(tb.TempDir(), "runs", "r1-downloads")
 	h.tabs.SetDownloads(browser.DownloadOptions{Dir: dir, MaxBytes: 1 << 20})
