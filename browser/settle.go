@@ -301,17 +301,23 @@ func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) erro
 }
 
 // settlesFast reports whether the action may settle as soon as the page
-// has run what the input started (settle.js): a click, a key or a choice
-// in the top frame, whose effect is the page's own. An action in a frame
+// has run what the input started (settle.js): a click, a key, a choice or
+// typing (without the Enter that submits) in the top frame, whose effect
+// is the page's own. An action in a frame
 // is judged in the page around it too, which hears of it only by a
 // message across processes; click_at compares the screen, which needs
 // the frame painted.
 func (t *Tab) settlesFast(s *step) bool {
 	switch s.a.Kind {
 	case ActClick, ActPress, ActSelect:
-		return s.top == nil && !s.frameGone && s.w.sess == t.target() && string(s.w.frame) == t.id
+	case ActType:
+		if s.a.Submit {
+			return false
+		}
+	default:
+		return false
 	}
-	return false
+	return s.top == nil && !s.frameGone && s.w.sess == t.target() && string(s.w.frame) == t.id
 }
 
 // settleLoad waits for the new document's load event or the deadline,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/overlay"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -192,6 +193,14 @@ func (t *Tab) attach(ctx context.Context) error {
 	// a person's tab shows them while a view serves it (ServePerson).
 	if _, err := cdp.Call(ctx, tg, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: true}); err != nil {
 		return err
+	}
+	// With the overlay agent on, Blink hands mouse moves and wheel turns
+	// to the page at once instead of at its next animation frame (as it
+	// does for a debugger that must paint while stopped in a handler): a
+	// click's move to its target, which its hover check waits for, costs
+	// well under a millisecond rather than up to a frame.
+	if _, err := cdp.Call(ctx, tg, overlay.Enable, cdp.Empty{}); err != nil {
+		return fmt.Errorf("unbuffered input: %w", err)
 	}
 	if err := t.interceptChoosers(ctx, tg); err != nil {
 		return err
