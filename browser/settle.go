@@ -35,6 +35,8 @@ type settled struct {
 	navigated  bool
 	hung       bool
 	navPending bool
+	// loaded is the URL of the document the wait for a load ended in.
+	loaded string
 }
 
 // navEvents are the page events an action's settle follows, subscribed
@@ -331,11 +333,12 @@ func (t *Tab) settleLoad(ctx, wait context.Context, s *step, st *settled, load <
 			return context.Cause(wait)
 		}
 	}
-	w, _, err := t.mainWorld(ctx)
+	w, f, err := t.mainWorld(ctx)
 	if err != nil {
 		return err
 	}
 	s.w = w
+	st.loaded = f.URL + f.URLFragment
 	st.Settled = true
 	if s.a.Until == nil {
 		return nil

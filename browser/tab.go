@@ -164,21 +164,9 @@ func (t *Tab) crashed(err error) {
 
 func (t *Tab) target() *chromedp.Target { return chromedp.FromContext(t.ctx).Target }
 
-func (t *Tab) attach(ctx context.Context) error {
-	done := make(chan error, 1)
-	go func() { done <- chromedp.Do(t.ctx) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return err
-		}
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	if err := chromedp.Listen(t.ctx, t.onEvent); err != nil {
-		return err
-	}
-	tg := t.target()
+// emulate sets how the tab presents itself to its pages and takes input:
+// its size, focus, scrollbars and unbuffered input.
+func (t *Tab) emulate(ctx context.Context, tg *chromedp.Target) error {
 	if _, err := cdp.Call(ctx, tg, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
 		Width: int64(t.b.opts.Width), Height: int64(t.b.opts.Height), DeviceScaleFactor: t.b.opts.Scale,
 	}); err != nil {
@@ -201,6 +189,27 @@ func (t *Tab) attach(ctx context.Context) error {
 	// well under a millisecond rather than up to a frame.
 	if _, err := cdp.Call(ctx, tg, overlay.Enable, cdp.Empty{}); err != nil {
 		return fmt.Errorf("unbuffered input: %w", err)
+	}
+	return nil
+}
+
+func (t *Tab) attach(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(t.ctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return err
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if err := chromedp.Listen(t.ctx, t.onEvent); err != nil {
+		return err
+	}
+	tg := t.target()
+	if err := t.emulate(ctx, tg); err != nil {
+		return err
 	}
 	if err := t.interceptChoosers(ctx, tg); err != nil {
 		return err
