@@ -29,10 +29,14 @@ async function observe(o) {
     if (!S.geo.has(el)) { S.io.observe(el); fresh++; }
     raw.push({ el, tag, role });
   });
-  if (fresh) {
-    // New controls: their first report arrives with the next frame; a
-    // page that renders no frames (hidden, busy) gets measured directly.
+  if (fresh > FRESH_MEASURED) {
+    // Many new controls: their first report arrives with the next frame;
+    // a page that renders no frames (hidden, busy) gets measured directly.
     await new Promise((res) => { S.waiters.push(res); setTimeout(res, 100); });
+  } else if (fresh) {
+    // A few (a page's first look, a dialog that opened): measuring them
+    // now costs less than the frame their report would wait for.
+    for (const c of raw) if (!S.geo.has(c.el)) syncGeo(c.el);
   }
   const sx = scrollX, sy = scrollY;
   const cands = [];
