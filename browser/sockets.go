@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -45,36 +47,16 @@ type socketHosts struct {
 	scripts map[*chromedp.Target]page.ScriptIdentifier // the installed wrapper, per session
 }
 
-// socketShimJS wraps WebSocket; %s is the allowed hosts as a JSON array.
-const socketShimJS = `(() => {
-  const W = window.WebSocket;
-  if (!W || W.__vroomHosts) { if (W) W.__vroomHosts.splice(0, Infinity, ...%[1]s); return; }
-  const hosts = %[1]s;
-  // A host with a port is that origin's; without one, any port's.
-  const own = location.host.toLowerCase();
-  const ok = u => u.host === own || hosts.some(a => a === u.host || a === u.hostname ||
-    (a.startsWith('*.') && u.hostname.endsWith(a.slice(1))));
-  const G = function WebSocket(url, protocols) {
-    const u = new URL(url, location.href);
-    if (!ok({host: u.host.toLowerCase(), hostname: u.hostname.replace(/^\[|\]$/g, '').toLowerCase()})) throw new DOMException('the browser lets this page open sockets only to the sites of the run', 'SecurityError');
-    return protocols === undefined ? new W(url) : new W(url, protocols);
-  };
-  G.prototype = W.prototype;
-  for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) G[k] = W[k];
-  Object.defineProperty(G, '__vroomHosts', {value: hosts});
-  Object.defineProperty(W.prototype, 'constructor', {value: G, writable: true, configurable: true});
-  Object.defineProperty(window, 'WebSocket', {value: G, writable: true, configurable: true});
-  const refuse = what => { throw new DOMException('the browser lets this page use no ' + what + ' while an agent drives it', 'SecurityError'); };
-  for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceTransport']) {
-    if (k in window) Object.defineProperty(window, k, {value: function () { refuse('WebRTC'); }, writable: true, configurable: true});
-  }
-  const sw = navigator.serviceWorker;
-  if (sw && window.ServiceWorkerContainer) {
-    Object.defineProperty(ServiceWorkerContainer.prototype, 'register', {value: function () {
-      return Promise.reject(new DOMException('the browser lets this page register no service worker while an agent drives it', 'SecurityError'));
-    }, writable: true, configurable: true});
-  }
-})()`
+// socketShimJS is the wrapper of a guarded tab's documents and
+// dedicated workers; socketShim fills in its hosts.
+//
+//go:embed sockets.js
+var socketShimJS string
+
+// socketShim is the wrapper with hosts (a JSON array) allowed.
+func socketShim(hosts []byte) string {
+	return strings.Replace(socketShimJS, "HOSTS", string(hosts), 1)
+}
 
 // AllowSockets lets the guarded tab's documents open sockets to hosts
 // (host, host:port or *.host patterns; a host without a port on any
@@ -149,8 +131,12 @@ func (t *Tab) applySocketsOn(ctx context.Context, sess *chromedp.Target) error {
 	if err != nil {
 		return err
 	}
+	// The binding first: a new document has it before the wrapper runs.
+	if _, err := cdp.Call(ctx, sess, runtime.AddBinding, runtime.AddBindingParams{Name: refusalBinding}); err != nil {
+		return err
+	}
 	res, err := cdp.Call(ctx, sess, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-		Source: fmt.Sprintf(socketShimJS, list), RunImmediately: new(true),
+		Source: socketShim(list), RunImmediately: new(true),
 	})
 	if err != nil {
 		return err

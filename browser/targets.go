@@ -197,6 +197,7 @@ func (t *Tab) holdFrames(ctx context.Context) error {
 // is spoken to through its parent (resumeChild).
 func (t *Tab) holdFramesOn(ctx context.Context, sess *chromedp.Target) error {
 	attached, stop := sess.Subscribe(target.AttachedToTarget.Method)
+	t.childRefusals(sess)
 	if _, err := cdp.Call(ctx, sess, target.SetAutoAttach, target.SetAutoAttachParams{
 		AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: new(false), Filter: target.Filter{{Type: "iframe"}, {Type: "worker"}},
 	}); err != nil {
@@ -312,14 +313,35 @@ func (t *Tab) holdFrame(ctx context.Context, s *chromedp.Target) error {
 
 // resumeWorker lets a dedicated worker run: auto-attach waits for one
 // whatever its filter says. Its requests are its page's, which the tab's
-// Fetch holds already. Its sockets are its own global's, unwrapped: a
-// worker waiting for the debugger evaluates nothing before it runs.
+// Fetch holds already. A guarded tab's worker first gets the wrapper its
+// documents have (sockets.go): a worker waiting for the debugger has its
+// global already and runs the commands its session is sent, in order,
+// before the script it waits to start.
 func (t *Tab) resumeWorker(parent *chromedp.Target, auto target.SessionID) {
 	ctx, cancel := context.WithTimeout(t.dead, t.b.opts.CallTimeout)
 	defer cancel()
+	if t.guarded() {
+		if err := t.wrapWorker(ctx, parent, auto); err != nil && context.Cause(t.dead) == nil {
+			t.b.opts.Logf("tab %s: wrap a worker: %v", t.id, err)
+		}
+	}
 	if err := resumeChild(ctx, parent, auto); err != nil && context.Cause(t.dead) == nil {
 		t.b.opts.Logf("tab %s: resume a worker: %v", t.id, err)
 	}
+}
+
+// wrapWorker installs the guard's wrapper in a worker waiting to start.
+func (t *Tab) wrapWorker(ctx context.Context, parent *chromedp.Target, auto target.SessionID) error {
+	t.auth.mu.Lock()
+	list, err := json.Marshal(append([]string{}, t.icpt.socks.hosts...))
+	t.auth.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := sendChild(ctx, parent, auto, "Runtime.addBinding", map[string]any{"name": refusalBinding}); err != nil {
+		return err
+	}
+	return sendChild(ctx, parent, auto, "Runtime.evaluate", map[string]any{"expression": socketShim(list), "silent": true})
 }
 
 // resumeChild lets a frame waiting on its auto-attached session run.

@@ -1,0 +1,122 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"vroom/internal/testkit"
+)
+
+// refusalLog records the in-page refusals a guard is told of.
+type refusalLog struct {
+	mu   sync.Mutex
+	seen []Request
+}
+
+func (l *refusalLog) check(_ context.Context, r Request) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if r.Refused != "" {
+		l.seen = append(l.seen, r)
+	}
+	return nil
+}
+
+// kinds are the refusals told so far, each once.
+func (l *refusalLog) kinds() []Refusal {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Refusal
+	for _, r := range l.seen {
+		if !slices.Contains(out, r.Refused) {
+			out = append(out, r.Refused)
+		}
+	}
+	return out
+}
+
+// count is how many refusals of kind k were told.
+func (l *refusalLog) count(k Refusal) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, r := range l.seen {
+		if r.Refused == k {
+			n++
+		}
+	}
+	return n
+}
+
+// of is the first refusal of kind k told.
+func (l *refusalLog) of(k Refusal) Request {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.seen {
+		if r.Refused == k {
+			return r
+		}
+	}
+	return Request{}
+}
+
+// TestGuardToldOfRefusalsInThePage: what the wrapper refuses in a guarded
+// page — a socket elsewhere, from the page and from a dedicated worker, a
+// service worker's registration, a shared worker, WebRTC — is told to the
+// guard's check as a Request already refused, with where it would have
+// gone; no handshake reaches the other host, the page's own socket
+// opens, and the page sees no binding to call.
+func TestGuardToldOfRefusalsInThePage(t *testing.T) {
+	t.Parallel()
+	page, away, own, hits := socketSites(t)
+	tab, ctx := openURL(t, page.URL+"/")
+	l := &refusalLog{}
+	stop, err := tab.Guard(ctx, l.check)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if got := eval[string](t, tab, `typeof __vroomRefused`); got != "undefined" {
+		t.Errorf("the page sees the binding: typeof is %q", got)
+	}
+	openSockets(t, tab, away+"/leak?p=1", page.URL+"/ws")
+	worker := fmt.Sprintf(`try { new WebSocket(%q); postMessage('opened'); } catch (e) { postMessage(e.name + ':' + typeof self.__vroomRefused); }`, away+"/worker")
+	got := eval[string](t, tab, fmt.Sprintf(`new Promise(ok => {
+  const w = new Worker(URL.createObjectURL(new Blob([%q], {type: 'text/javascript'})));
+  w.onmessage = e => ok(e.data);
+})`, worker))
+	if got != "SecurityError:undefined" {
+		t.Errorf("the worker's socket elsewhere: %q, want a SecurityError and no binding", got)
+	}
+	eval[any](t, tab, `(async () => {
+  try { new RTCPeerConnection(); } catch (e) {}
+  try { new SharedWorker('/shared.js'); } catch (e) {}
+  try { await navigator.serviceWorker.register('/sw.js'); } catch (e) {}
+  return 1; })()`)
+	want := []Refusal{RefusedSocket, RefusedWebRTC, RefusedSharedWorker, RefusedServiceWorker}
+	testkit.WaitFor(t, 10*time.Second, "every refusal told", func() bool {
+		k := l.kinds()
+		for _, w := range want {
+			if !slices.Contains(k, w) {
+				return false
+			}
+		}
+		return l.count(RefusedSocket) >= 2 // the page's and the worker's
+	})
+	if r := l.of(RefusedSocket); r.URL != away || !r.Script || r.Tab != tab.ID() {
+		t.Errorf("the socket's refusal: %+v, want its origin %s", r, away)
+	}
+	if r := l.of(RefusedServiceWorker); r.URL != page.URL {
+		t.Errorf("the service worker's refusal: %+v, want %s", r, page.URL)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d handshakes reached the other host", n)
+	}
+	if own.Load() < 1 {
+		t.Error("the page's own socket never opened")
+	}
+}
