@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 
-	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/chromedp"
 )
 
 // What the guard's wrapper refuses inside a page (sockets.go) makes no
@@ -91,36 +89,4 @@ func (t *Tab) onRefusal(ev *runtime.EventBindingCalled) {
 	if ev.Name == refusalBinding {
 		t.refusedInPage(ev.Payload)
 	}
-}
-
-// childRefusals hears the refusals of the workers attached to sess:
-// their sessions are not flat, so their events come wrapped in sess's.
-func (t *Tab) childRefusals(sess *chromedp.Target) {
-	msgs, stop := sess.Subscribe("Target.receivedMessageFromTarget")
-	go func() {
-		defer stop()
-		for {
-			select {
-			case v, ok := <-msgs:
-				if !ok {
-					return
-				}
-				var ev struct {
-					Message string `json:"message"`
-				}
-				var m struct {
-					Method string                     `json:"method"`
-					Params runtime.EventBindingCalled `json:"params"`
-				}
-				if jsonv2.Unmarshal(v, &ev) != nil || json.Unmarshal([]byte(ev.Message), &m) != nil {
-					continue
-				}
-				if m.Method == "Runtime.bindingCalled" {
-					t.onRefusal(&m.Params)
-				}
-			case <-t.dead.Done():
-				return
-			}
-		}
-	}()
 }

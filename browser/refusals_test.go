@@ -65,7 +65,8 @@ func (l *refusalLog) of(k Refusal) Request {
 }
 
 // TestGuardToldOfRefusalsInThePage: what the wrapper refuses in a guarded
-// page — a socket elsewhere, from the page and from a dedicated worker, a
+// page — a socket elsewhere, from the page, a dedicated worker and a
+// worker's worker, a
 // service worker's registration, a shared worker, WebRTC — is told to the
 // guard's check as a Request already refused, with where it would have
 // gone; no handshake reaches the other host, the page's own socket
@@ -84,13 +85,17 @@ func TestGuardToldOfRefusalsInThePage(t *testing.T) {
 		t.Errorf("the page sees the binding: typeof is %q", got)
 	}
 	openSockets(t, tab, away+"/leak?p=1", page.URL+"/ws")
-	worker := fmt.Sprintf(`try { new WebSocket(%q); postMessage('opened'); } catch (e) { postMessage(e.name + ':' + typeof self.__vroomRefused); }`, away+"/worker")
-	got := eval[string](t, tab, fmt.Sprintf(`new Promise(ok => {
+	// A worker's socket elsewhere, and its own worker's.
+	socket := fmt.Sprintf(`try { new WebSocket(%q); postMessage('opened'); } catch (e) { postMessage(e.name + ':' + typeof self.__vroomRefused); }`, away+"/worker")
+	nested := fmt.Sprintf(`const w = new Worker(URL.createObjectURL(new Blob([%q], {type: 'text/javascript'}))); w.onmessage = e => postMessage(e.data);`, socket)
+	for _, src := range []string{socket, nested} {
+		got := eval[string](t, tab, fmt.Sprintf(`new Promise(ok => {
   const w = new Worker(URL.createObjectURL(new Blob([%q], {type: 'text/javascript'})));
   w.onmessage = e => ok(e.data);
-})`, worker))
-	if got != "SecurityError:undefined" {
-		t.Errorf("the worker's socket elsewhere: %q, want a SecurityError and no binding", got)
+})`, src))
+		if got != "SecurityError:undefined" {
+			t.Errorf("a worker's socket elsewhere: %q, want a SecurityError and no binding", got)
+		}
 	}
 	eval[any](t, tab, `(async () => {
   try { new RTCPeerConnection(); } catch (e) {}
@@ -105,7 +110,8 @@ func TestGuardToldOfRefusalsInThePage(t *testing.T) {
 				return false
 			}
 		}
-		return l.count(RefusedSocket) >= 2 // the page's and the worker's
+		return l.count(RefusedSocket) >= 3 // the page's and the workers'
+
 	})
 	if r := l.of(RefusedSocket); r.URL != away || !r.Script || r.Tab != tab.ID() {
 		t.Errorf("the socket's refusal: %+v, want its origin %s", r, away)

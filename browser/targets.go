@@ -274,7 +274,7 @@ func (t *Tab) holdFrames(ctx context.Context) error {
 // is spoken to through its parent (resumeChild).
 func (t *Tab) holdFramesOn(ctx context.Context, sess *chromedp.Target) error {
 	attached, stop := sess.Subscribe(target.AttachedToTarget.Method)
-	t.childRefusals(sess)
+	t.watchWorkers(sess)
 	if _, err := cdp.Call(ctx, sess, target.SetAutoAttach, target.SetAutoAttachParams{
 		AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: new(false), Filter: target.Filter{{Type: "iframe"}, {Type: "worker"}},
 	}); err != nil {
@@ -294,7 +294,7 @@ func (t *Tab) holdFramesOn(ctx context.Context, sess *chromedp.Target) error {
 					continue
 				}
 				if ev.TargetInfo.Type == "worker" {
-					go t.resumeWorker(sess, ev.SessionID)
+					go t.resumeWorker(sess, []target.SessionID{ev.SessionID})
 					continue
 				}
 				if ev.TargetInfo.Type != "iframe" {
@@ -388,55 +388,30 @@ func (t *Tab) holdFrame(ctx context.Context, s *chromedp.Target) error {
 	return nil
 }
 
-// resumeWorker lets a dedicated worker run: auto-attach waits for one
-// whatever its filter says. Its requests are its page's, which the tab's
-// Fetch holds already. A guarded tab's worker first gets the wrapper its
-// documents have (sockets.go): a worker waiting for the debugger has its
-// global already and runs the commands its session is sent, in order,
-// before the script it waits to start.
-func (t *Tab) resumeWorker(parent *chromedp.Target, auto target.SessionID) {
-	ctx, cancel := context.WithTimeout(t.dead, t.b.opts.CallTimeout)
-	defer cancel()
-	if t.guarded() {
-		if err := t.wrapWorker(ctx, parent, auto); err != nil && context.Cause(t.dead) == nil {
-			t.b.opts.Logf("tab %s: wrap a worker: %v", t.id, err)
-		}
-	}
-	if err := resumeChild(ctx, parent, auto); err != nil && context.Cause(t.dead) == nil {
-		t.b.opts.Logf("tab %s: resume a worker: %v", t.id, err)
-	}
-}
-
-// wrapWorker installs the guard's wrapper in a worker waiting to start.
-func (t *Tab) wrapWorker(ctx context.Context, parent *chromedp.Target, auto target.SessionID) error {
-	t.auth.mu.Lock()
-	list, err := json.Marshal(append([]string{}, t.icpt.socks.hosts...))
-	t.auth.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	if err := sendChild(ctx, parent, auto, "Runtime.addBinding", map[string]any{"name": refusalBinding}); err != nil {
-		return err
-	}
-	return sendChild(ctx, parent, auto, "Runtime.evaluate", map[string]any{"expression": socketShim(list), "silent": true})
-}
-
 // resumeChild lets a frame waiting on its auto-attached session run.
 // Target.sendMessageToTarget is gone from cdproto, which speaks flat
 // sessions only, so it is called by name.
 func resumeChild(ctx context.Context, parent *chromedp.Target, auto target.SessionID) error {
-	return sendChild(ctx, parent, auto, "Runtime.runIfWaitingForDebugger", struct{}{})
+	return sendChild(ctx, parent, []target.SessionID{auto}, "Runtime.runIfWaitingForDebugger", struct{}{})
 }
 
-// sendChild sends a command to a child session, not waiting for its
-// answer: the child runs its commands in order, which is all that is
-// needed of it.
-func sendChild(ctx context.Context, parent *chromedp.Target, auto target.SessionID, method string, params any) error {
+// sendChild sends a command to a child session of parent's, path being
+// the sessions down to it (a worker's worker is its worker's child), not
+// waiting for its answer: the child runs its commands in order, which is
+// all that is needed of it.
+func sendChild(ctx context.Context, parent *chromedp.Target, path []target.SessionID, method string, params any) error {
 	msg, err := json.Marshal(map[string]any{"id": 1, "method": method, "params": params})
 	if err != nil {
 		return err
 	}
-	return parent.Call(ctx, "Target.sendMessageToTarget", map[string]any{"sessionId": auto, "message": string(msg)}, nil)
+	for i := len(path) - 1; i > 0; i-- {
+		msg, err = json.Marshal(map[string]any{"id": 1, "method": "Target.sendMessageToTarget",
+			"params": map[string]any{"sessionId": path[i], "message": string(msg)}})
+		if err != nil {
+			return err
+		}
+	}
+	return parent.Call(ctx, "Target.sendMessageToTarget", map[string]any{"sessionId": path[0], "message": string(msg)}, nil)
 }
 
 // frameSession is the tab's session of an out-of-process frame, if it
