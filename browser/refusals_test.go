@@ -126,3 +126,36 @@ func TestGuardToldOfRefusalsInThePage(t *testing.T) {
 		t.Error("the page's own socket never opened")
 	}
 }
+
+// TestGuardWrapsRunningWorkers: a dedicated worker that started before
+// the guard, and the worker it starts after, refuse sockets elsewhere
+// once the tab is guarded, and the guard is told.
+func TestGuardWrapsRunningWorkers(t *testing.T) {
+	t.Parallel()
+	page, away, _, hits := socketSites(t)
+	tab, ctx := openURL(t, page.URL+"/")
+	try := fmt.Sprintf(`try { new WebSocket(%q); return 'opened'; } catch (e) { return e.name; }`, away+"/late")
+	inner := fmt.Sprintf(`onmessage = () => postMessage((() => { %s })());`, try)
+	outer := fmt.Sprintf(`onmessage = e => {
+  if (e.data === 'self') { postMessage((() => { %s })()); return; }
+  const w = new Worker(URL.createObjectURL(new Blob([%q], {type: 'text/javascript'})));
+  w.onmessage = m => postMessage(m.data); w.postMessage('go');
+};`, try, inner)
+	eval[any](t, tab, fmt.Sprintf(`window.w = new Worker(URL.createObjectURL(new Blob([%q], {type: 'text/javascript'}))), 1`, outer))
+	l := &refusalLog{}
+	stop, err := tab.Guard(ctx, l.check)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	for _, what := range []string{"self", "nested"} {
+		got := eval[string](t, tab, fmt.Sprintf(`new Promise(ok => { w.onmessage = e => ok(e.data); w.postMessage(%q); })`, what))
+		if got != "SecurityError" {
+			t.Errorf("%s: a socket elsewhere from a worker running before the guard: %q", what, got)
+		}
+	}
+	testkit.WaitFor(t, 10*time.Second, "both refusals told", func() bool { return l.count(RefusedSocket) >= 2 })
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d handshakes reached the other host", n)
+	}
+}

@@ -119,6 +119,7 @@ func (t *Tab) applySockets(ctx context.Context) error {
 			t.b.opts.Logf("tab %s: a frame's sockets: %v", t.id, err)
 		}
 	}
+	t.wrapWorkers(ctx)
 	return nil
 }
 

@@ -362,6 +362,7 @@ func (t *Tab) adoptFrame(parent *chromedp.Target, auto target.SessionID, id targ
 		}
 		delete(t.icpt.socks.scripts, s)
 		t.auth.mu.Unlock()
+		t.workerGone(fmt.Sprintf("%p", s)) // its workers went with it
 		ocancel()
 	}()
 }
