@@ -298,14 +298,15 @@ func (g *gate) request(ctx context.Context, agent string, extra []Secret, r Requ
 }
 
 // refusedInPage is the refusal of what the browser stopped in the page:
-// what and where it would have gone.
+// what and where it would have gone. The person is not asked: nothing
+// waits for an answer, the page was told no already.
 func refusedInPage(r Request) error {
 	const why = "the browser stops it in a page an agent drives"
 	u, err := url.Parse(r.URL)
 	if r.URL == "" || err != nil || u.Host == "" {
-		return fmt.Errorf("%s (%s)", r.InPage, why)
+		return fmt.Errorf("%s: %w (%s)", r.InPage, ErrDenied, why)
 	}
-	return fmt.Errorf("%s to %s (%s)", r.InPage, u.Host, why)
+	return fmt.Errorf("%s to %s: %w (%s)", r.InPage, u.Host, ErrDenied, why)
 }
 
 // scriptRequest checks a request a page's script is about to send. Off the
