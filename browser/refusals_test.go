@@ -159,3 +159,36 @@ func TestGuardWrapsRunningWorkers(t *testing.T) {
 		t.Errorf("%d handshakes reached the other host", n)
 	}
 }
+
+// TestGuardWrapsWindowsItOpens: a window a guarded page opens, whose
+// globals its script can use before the window's tab is set up (blank,
+// or before its first page commits), refuses sockets elsewhere from the
+// first, and after its page loads; the page sees no binding in it.
+func TestGuardWrapsWindowsItOpens(t *testing.T) {
+	t.Parallel()
+	page, away, _, hits := socketSites(t)
+	tab, ctx := openURL(t, page.URL+"/")
+	l := &refusalLog{}
+	stop, err := tab.Guard(ctx, l.check)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	got := eval[string](t, tab, fmt.Sprintf(`(async () => {
+  const out = [];
+  const sock = (w, name) => { try { new w.WebSocket(%[1]q + '/' + name); out.push(name + ':opened'); } catch (e) { out.push(name + ':' + e.name); } };
+  const blank = window.open(), page = window.open('/ws-page');
+  sock(blank, 'blank'); sock(page, 'early');
+  for (let i = 0; i < 200 && !(page.location.pathname === '/ws-page' && page.document.readyState === 'complete'); i++) await new Promise(r => setTimeout(r, 50));
+  sock(page, 'loaded');
+  out.push('binding:' + typeof blank.__vroomRefused + ',' + typeof page.__vroomRefused);
+  blank.close(); page.close();
+  return out.join(' '); })()`, away))
+	if want := "blank:SecurityError early:SecurityError loaded:SecurityError binding:undefined,undefined"; got != want {
+		t.Errorf("the windows' sockets elsewhere: %q, want %q", got, want)
+	}
+	testkit.WaitFor(t, 10*time.Second, "the refusals told", func() bool { return l.count(RefusedSocket) >= 3 })
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d handshakes reached the other host", n)
+	}
+}

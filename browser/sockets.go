@@ -17,29 +17,32 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// A guarded tab's WebSockets, service workers and WebRTC. Chromium's Fetch domain cannot pause a
-// socket's handshake ("Unknown resource type in fetch filter"), the
-// Network domain's request blocking lets handshakes through, a
-// Content-Security-Policy added to a document's headers on the way is not
-// read, and a document fulfilled whole loses its address (the page's own
-// local sockets are then refused as from a public site). What a socket
-// sends after it opens passes no hook the guard could hold. So the rule is
-// on the constructor: every document of a guarded tab gets, before its
-// scripts run, a WebSocket that throws a SecurityError for a host other
-// than the document's own origin (host and port: the guard let it load)
-// and those the holder allows (AllowSockets). A script in a worker reaches an
-// unwrapped WebSocket: SECURITY.md says so.
+// A guarded tab's WebSockets, service workers, shared workers and
+// WebRTC. Chromium's Fetch domain cannot pause a socket's handshake
+// ("Unknown resource type in fetch filter"), the Network domain's request
+// blocking lets handshakes through, a Content-Security-Policy added to a
+// document's headers on the way is not read, and a document fulfilled
+// whole loses its address (the page's own local sockets are then refused
+// as from a public site). What a socket sends after it opens passes no
+// hook the guard could hold. So the rule is on the constructor: every
+// document of a guarded tab gets, before its scripts run, a WebSocket
+// that throws a SecurityError for a host other than the document's own
+// origin (host and port: the guard let it load) and those the holder
+// allows (AllowSockets); so does every dedicated worker, before its
+// script (workers.go).
 //
 // The same script takes away what would send past the request guard. A
 // service worker's own fetches are another target's, outliving the tab
 // and shared by every tab of its origin: a guarded document may not
 // register one, and the tab's requests bypass those registered before
-// (Network.setBypassServiceWorker), so each is the page's and held.
-// WebRTC sends over UDP (ICE, STUN, TURN, data channels) that no
-// request hook sees, and a page needs none of it for an agent to read or
-// fill it: RTCPeerConnection is gone from a guarded document. A
+// (Network.setBypassServiceWorker), so each is the page's and held. A
+// shared worker's requests are its own target's too: a guarded document
+// starts none. WebRTC sends over UDP (ICE, STUN, TURN, data channels)
+// that no request hook sees, and a page needs none of it for an agent to
+// read or fill it: RTCPeerConnection is gone from a guarded document. A
 // browser-wide flag (a WebRTC IP policy) would reach the person's own
-// tabs, which keep their calls.
+// tabs, which keep their calls. What the script refuses it tells the
+// browser (refusals.go).
 
 // socketHosts is where a guarded tab's sockets may go, under auth.mu.
 type socketHosts struct {

@@ -26,7 +26,11 @@ import (
 // browser's own Fetch domain, which pauses every document request of the
 // browser (holdWindows): one a window sends before its tab is set up is
 // checked at once by its opener's guard; any other goes on, its tab's own
-// Fetch holding it. Pausing the window itself until attached (auto-attach
+// Fetch holding it. Before such a window's first document goes on, the
+// browser's Fetch pauses every request, of any kind, until the window is
+// set up (windowHold.widen): what the document sends meanwhile is checked
+// by the same guard, and the response need not wait for the set-up,
+// which would deadlock (the attach waits on the page). Pausing the window itself until attached (auto-attach
 // waiting for the debugger) is not possible through chromedp: a page with
 // no document running yet is resumed only by the session auto-attach
 // made, which the browser level makes flat, and chromedp neither routes
