@@ -10,7 +10,7 @@ import (
 
 // TestGuardHoldsWindowsFirstDocument: what the first document of a window
 // a guarded tab opened sends at once — its first script's image and
-// fetch, its markup's image — is checked by the opener's guard, named as
+// fetch, its markup's image, its frame's image — is checked by the opener's guard, named as
 // the window's, before its tab is set up: refused, none reaches the
 // server, and the window, whose page was allowed, stays.
 func TestGuardHoldsWindowsFirstDocument(t *testing.T) {
@@ -19,7 +19,7 @@ func TestGuardHoldsWindowsFirstDocument(t *testing.T) {
 	popup, pages := counter(t, fmt.Sprintf(`<!doctype html><html><head><script>
 new Image().src = %[1]q + '/leak-img';
 fetch(%[1]q + '/leak-fetch', {mode: 'no-cors'}).catch(() => {});
-</script></head><body><img src="%[1]s/leak-markup"><p>Thanks</p></body></html>`, attacker.URL))
+</script></head><body><img src="%[1]s/leak-markup"><iframe srcdoc="<img src='%[1]s/leak-frame'>"></iframe><p>Thanks</p></body></html>`, attacker.URL))
 	tab, ctx := openURL(t, site.URL+"/")
 	g := &recordingGuard{}
 	stop, err := tab.Guard(ctx, g.check)
@@ -30,7 +30,7 @@ fetch(%[1]q + '/leak-fetch', {mode: 'no-cors'}).catch(() => {});
 	for i := range 3 {
 		eval[any](t, tab, fmt.Sprintf(`window.open(%q), 1`, fmt.Sprintf("%s/thanks%d", popup.URL, i)))
 	}
-	for _, path := range []string{"leak-img", "leak-fetch", "leak-markup"} {
+	for _, path := range []string{"leak-img", "leak-fetch", "leak-markup", "leak-frame"} {
 		testkit.WaitFor(t, 10*time.Second, "the guard's checks of "+path, func() bool { return len(g.saw(path)) >= 3 })
 		for _, r := range g.saw(path) {
 			if r.Tab == tab.ID() || !r.Script {

@@ -207,7 +207,7 @@ func (w *windowHold) narrow(t *Tab) {
 // what the document sends meanwhile is paused here instead (widen). Any
 // other request is its tab's own Fetch's, and goes on.
 func (b *Browser) windowRequest(s *session, w *windowHold, ev *fetch.EventRequestPaused) {
-	t, g := b.earlyGuard(string(ev.FrameID))
+	t, g := b.earlyGuard(w, string(ev.FrameID))
 	var refused error
 	if g != nil {
 		if err := w.widen(g.ctx, t); err != nil && s.ctx.Err() == nil {
@@ -239,12 +239,27 @@ func (b *Browser) windowRequest(s *session, w *windowHold, ev *fetch.EventReques
 	}
 }
 
-// earlyGuard is the tab whose top frame is frame, and its guard counted
-// as a check under way, if it has one and is not set up yet.
-func (b *Browser) earlyGuard(frame string) (*Tab, *guardState) {
+// earlyGuard is the tab frame is of, and its guard counted as a check
+// under way, if it has one and is not set up yet. A frame no tab has
+// told of, while windows are not set up, is of one of them (every tab
+// set up tells of its frames as they attach): when they all carry one
+// guard, the frame is taken as the first's.
+func (b *Browser) earlyGuard(w *windowHold, frame string) (*Tab, *guardState) {
 	b.mu.Lock()
 	t := b.tabs[frame]
 	b.mu.Unlock()
+	if t == nil {
+		b.dl.mu.Lock()
+		id, known := b.dl.frames[frame]
+		b.dl.mu.Unlock()
+		if known {
+			b.mu.Lock()
+			t = b.tabs[id]
+			b.mu.Unlock()
+		} else {
+			t = w.sole()
+		}
+	}
 	if t == nil {
 		return nil, nil
 	}
@@ -260,6 +275,27 @@ func (b *Browser) earlyGuard(frame string) (*Tab, *guardState) {
 		g.wg.Add(1)
 	}
 	return t, g
+}
+
+// sole is a window not set up yet, when every such window carries the
+// same guard; nil otherwise.
+func (w *windowHold) sole() *Tab {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var first *Tab
+	var g *guardState
+	for t := range w.early {
+		t.auth.mu.Lock()
+		tg := t.icpt.guard
+		t.auth.mu.Unlock()
+		switch {
+		case first == nil:
+			first, g = t, tg
+		case tg != g:
+			return nil
+		}
+	}
+	return first
 }
 
 // holdFrames makes the tab's new out-of-process frames wait for a session
