@@ -11,8 +11,19 @@
     globalThis.WebSocket.__vroomHosts.splice(0, Infinity, ...hosts);
     return;
   }
+  // Each kind and origin is told once a document: a widget that retries
+  // its socket every second would otherwise fill the run's log.
+  const told = new Set();
   const report = (kind, url) => {
     if (typeof bound !== 'function') return;
+    let where = '';
+    try {
+      where = url ? new URL(url).origin : '';
+    } catch (e) {
+      where = '';
+    }
+    if (told.has(kind + ' ' + where)) return;
+    told.add(kind + ' ' + where);
     try {
       bound(JSON.stringify({ kind, url: String(url || '') }));
     } catch (e) {
