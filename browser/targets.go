@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -200,38 +201,39 @@ func (w *windowHold) narrow(t *Tab) {
 
 // windowRequest answers a request the browser paused. One a tab sends
 // before it is set up (a window's first navigation, each hop of its
-// redirects, what its first document sends) is checked at once by the
-// guard it has from its opener; a document refused, the window is
-// closed. Its response is not held for the rest of the set-up: a
-// window's attach waits on its page, which would wait on the response;
+// redirects, what its first document and its frames send) is checked at
+// once by the guard it has from its opener; a window's page refused, the
+// window is closed. Its response is not held for the rest of the set-up:
+// a window's attach waits on its page, which would wait on the response;
 // what the document sends meanwhile is paused here instead (widen). Any
 // other request is its tab's own Fetch's, and goes on.
 func (b *Browser) windowRequest(s *session, w *windowHold, ev *fetch.EventRequestPaused) {
-	t, g := b.earlyGuard(w, string(ev.FrameID))
 	var refused error
-	if g != nil {
-		if err := w.widen(g.ctx, t); err != nil && s.ctx.Err() == nil {
-			b.opts.Logf("window %s: pause all its requests: %v", t.id, err)
+	var by *Tab
+	for _, c := range b.earlyChecks(w, string(ev.FrameID)) {
+		if err := w.widen(c.g.ctx, c.t); err != nil && s.ctx.Err() == nil {
+			b.opts.Logf("window %s: pause all its requests: %v", c.t.id, err)
 		}
-		refused = g.check(g.ctx, requestOf(ev, t.id))
-		g.wg.Done()
+		if refused == nil {
+			if err := c.g.check(c.g.ctx, requestOf(ev, c.t.id)); err != nil {
+				refused, by = err, c.t
+			}
+		}
+		c.g.wg.Done()
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, guardWait)
 	defer cancel()
 	br := w.br
 	var err error
-	switch {
-	case refused == nil:
+	if refused == nil {
 		_, err = cdp.Call(ctx, br, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
-	case ev.ResourceType != network.ResourceTypeDocument:
+	} else {
 		_, err = cdp.Call(ctx, br, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 204})
-	default:
-		_, err = cdp.Call(ctx, br, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 204})
-		if err == nil {
+		if err == nil && ev.ResourceType == network.ResourceTypeDocument && string(ev.FrameID) == by.id {
 			// A window refused its first page has nothing to show, and
 			// would take an agent's view into a blank: it is closed, as
 			// a popup blocker would.
-			_, err = cdp.Call(ctx, br, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(t.id)})
+			_, err = cdp.Call(ctx, br, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(by.id)})
 		}
 	}
 	if err != nil && s.ctx.Err() == nil {
@@ -239,63 +241,66 @@ func (b *Browser) windowRequest(s *session, w *windowHold, ev *fetch.EventReques
 	}
 }
 
-// earlyGuard is the tab frame is of, and its guard counted as a check
-// under way, if it has one and is not set up yet. A frame no tab has
-// told of, while windows are not set up, is of one of them (every tab
-// set up tells of its frames as they attach): when they all carry one
-// guard, the frame is taken as the first's.
-func (b *Browser) earlyGuard(w *windowHold, frame string) (*Tab, *guardState) {
+// earlyCheck is a guard to check a request with, on the window it is
+// taken as sent by; its guard counts the check as under way.
+type earlyCheck struct {
+	t *Tab
+	g *guardState
+}
+
+// earlyChecks are the guards that check a request of frame's: the guard
+// of the tab frame is of, if it has one and is not set up yet. A frame no
+// tab has told of, while windows are not set up, is of one of them (every
+// tab set up tells of its frames as they attach): it is checked by each
+// of their guards, and refused if one refuses.
+func (b *Browser) earlyChecks(w *windowHold, frame string) []earlyCheck {
 	b.mu.Lock()
 	t := b.tabs[frame]
 	b.mu.Unlock()
-	if t == nil {
+	var tabs []*Tab
+	switch {
+	case t != nil:
+		tabs = []*Tab{t}
+	default:
 		b.dl.mu.Lock()
 		id, known := b.dl.frames[frame]
 		b.dl.mu.Unlock()
-		if known {
-			b.mu.Lock()
-			t = b.tabs[id]
-			b.mu.Unlock()
-		} else {
-			t = w.sole()
+		b.mu.Lock()
+		t = b.tabs[id]
+		b.mu.Unlock()
+		if known && t != nil {
+			tabs = []*Tab{t}
+		} else if !known {
+			tabs = w.waiting()
 		}
 	}
-	if t == nil {
-		return nil, nil
+	var out []earlyCheck
+	for _, t := range tabs {
+		select {
+		case <-t.ready: // set up: its own Fetch holds it
+			continue
+		default:
+		}
+		t.auth.mu.Lock()
+		g := t.icpt.guard
+		if g != nil && !slices.ContainsFunc(out, func(c earlyCheck) bool { return c.g == g }) {
+			g.wg.Add(1)
+			out = append(out, earlyCheck{t: t, g: g})
+		}
+		t.auth.mu.Unlock()
 	}
-	select {
-	case <-t.ready: // set up: its own Fetch holds it
-		return t, nil
-	default:
-	}
-	t.auth.mu.Lock()
-	defer t.auth.mu.Unlock()
-	g := t.icpt.guard
-	if g != nil {
-		g.wg.Add(1)
-	}
-	return t, g
+	return out
 }
 
-// sole is a window not set up yet, when every such window carries the
-// same guard; nil otherwise.
-func (w *windowHold) sole() *Tab {
+// waiting are the windows not set up yet.
+func (w *windowHold) waiting() []*Tab {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var first *Tab
-	var g *guardState
+	out := make([]*Tab, 0, len(w.early))
 	for t := range w.early {
-		t.auth.mu.Lock()
-		tg := t.icpt.guard
-		t.auth.mu.Unlock()
-		switch {
-		case first == nil:
-			first, g = t, tg
-		case tg != g:
-			return nil
-		}
+		out = append(out, t)
 	}
-	return first
+	return out
 }
 
 // holdFrames makes the tab's new out-of-process frames wait for a session
