@@ -28,6 +28,9 @@ const (
 	RefusedSharedWorker Refusal = "sharedworker"
 	// RefusedWebRTC is a WebRTC connection.
 	RefusedWebRTC Refusal = "webrtc"
+	// RefusedWebTransport is a WebTransport session to a host the
+	// tab's pages may not open sockets to.
+	RefusedWebTransport Refusal = "webtransport"
 )
 
 // refusalBinding is the function the wrapper reports refusals through.
@@ -44,6 +47,8 @@ func (k Refusal) What() string {
 		return "a shared worker"
 	case RefusedWebRTC:
 		return "a WebRTC connection"
+	case RefusedWebTransport:
+		return "a WebTransport session"
 	}
 	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -65,8 +66,8 @@ func (l *refusalLog) of(k Refusal) Request {
 }
 
 // TestGuardToldOfRefusalsInThePage: what the wrapper refuses in a guarded
-// page — a socket elsewhere, from the page, a dedicated worker and a
-// worker's worker, a
+// page — a socket elsewhere (a WebSocket, a WebSocketStream, a
+// WebTransport), from the page, a dedicated worker and a worker's worker, a
 // service worker's registration, a shared worker, WebRTC — is told to the
 // guard's check as a Request already refused, with where it would have
 // gone; no handshake reaches the other host, the page's own socket
@@ -97,12 +98,19 @@ func TestGuardToldOfRefusalsInThePage(t *testing.T) {
 			t.Errorf("a worker's socket elsewhere: %q, want a SecurityError and no binding", got)
 		}
 	}
-	eval[any](t, tab, `(async () => {
+	// The other constructors of sockets throw as WebSocket does.
+	others := eval[string](t, tab, fmt.Sprintf(`(async () => {
+  const out = [];
   try { new RTCPeerConnection(); } catch (e) {}
+  try { new WebTransport(%[1]q); out.push('opened'); } catch (e) { out.push(e.name); }
+  try { new WebSocketStream(%[2]q); out.push('opened'); } catch (e) { out.push(e.name); }
   try { new SharedWorker('/shared.js'); } catch (e) {}
   try { await navigator.serviceWorker.register('/sw.js'); } catch (e) {}
-  return 1; })()`)
-	want := []Refusal{RefusedSocket, RefusedWebRTC, RefusedSharedWorker, RefusedServiceWorker}
+  return out.join(' '); })()`, strings.Replace(away, "ws://", "https://", 1)+"/wt", away+"/stream"))
+	if others != "SecurityError SecurityError" {
+		t.Errorf("a WebTransport and a WebSocketStream elsewhere: %q, want both refused", others)
+	}
+	want := []Refusal{RefusedSocket, RefusedWebRTC, RefusedSharedWorker, RefusedServiceWorker, RefusedWebTransport}
 	testkit.WaitFor(t, 10*time.Second, "every refusal told", func() bool {
 		k := l.kinds()
 		for _, w := range want {
@@ -110,7 +118,7 @@ func TestGuardToldOfRefusalsInThePage(t *testing.T) {
 				return false
 			}
 		}
-		return l.count(RefusedSocket) >= 3 // the page's and the workers'
+		return l.count(RefusedSocket) >= 3 // the page's and the workers'; the stream's is the page's socket's origin, told once
 
 	})
 	if r := l.of(RefusedSocket); r.URL != away || !r.Script || r.Tab != tab.ID() {

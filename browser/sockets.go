@@ -28,8 +28,8 @@ import (
 // document of a guarded tab gets, before its scripts run, a WebSocket
 // that throws a SecurityError for a host other than the document's own
 // origin (host and port: the guard let it load) and those the holder
-// allows (AllowSockets); so does every dedicated worker, before its
-// script (workers.go).
+// allows (AllowSockets), and so do WebSocketStream and WebTransport; so
+// does every dedicated worker, before its script (workers.go).
 //
 // The same script takes away what would send past the request guard. A
 // service worker's own fetches are another target's, outliving the tab

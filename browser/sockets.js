@@ -69,6 +69,24 @@
       Object.defineProperty(W.prototype, 'constructor', { value: S, writable: true, configurable: true });
       Object.defineProperty(G, 'WebSocket', { value: S, writable: true, configurable: true });
     }
+    // The other constructors of sockets, by the same rule.
+    for (const [k, kind] of [
+      ['WebSocketStream', 'websocket'],
+      ['WebTransport', 'webtransport'],
+    ]) {
+      const C = G[k];
+      if (typeof C !== 'function') continue;
+      const D = function (url, options) {
+        const u = new URL(url, G.location.href);
+        if (!ok({ host: u.host.toLowerCase(), hostname: u.hostname.replace(/^\[|\]$/g, '').toLowerCase() })) {
+          throw refuse(kind, u.href, "socket to another site than the run's");
+        }
+        return new C(url, options);
+      };
+      D.prototype = C.prototype;
+      Object.defineProperty(C.prototype, 'constructor', { value: D, writable: true, configurable: true });
+      Object.defineProperty(G, k, { value: D, writable: true, configurable: true });
+    }
     for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceTransport']) {
       if (k in G) {
         Object.defineProperty(G, k, {
