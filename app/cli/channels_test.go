@@ -104,6 +104,8 @@ var unsent = map[string]bool{"ping": true, "preconnect": true}
 var refusedInPage = map[string]string{
 	"websocket":     "a WebSocket to ATTACKER",
 	"workersocket":  "a WebSocket to ATTACKER",
+	"wsstream":      "a WebSocket to ATTACKER",
+	"webtransport":  "a WebTransport session to ATTACKER",
 	"serviceworker": "a service worker's registration",
 	"sharedworker":  "a shared worker",
 	"webrtc":        "a WebRTC connection",
