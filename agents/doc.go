@@ -118,7 +118,9 @@
 // before each action, and installs the browser's request guard (`GuardedTab`,
 // found under decorations through `Unwrapper`) unless the person has taken the
 // tab over. A navigation approved before `navigate` passes the request guard
-// once, so the person is asked once.
+// once, so the person is asked once. What the browser refused inside the page
+// (a socket elsewhere, WebRTC: `Request.InPage`) reaches the same check and is
+// reported as a refused request is, never asked of the person.
 //
 // # Budgets
 //

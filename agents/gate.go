@@ -260,6 +260,9 @@ func (g *gate) ask(ctx context.Context, c Confirmation, bypass bool, headless st
 // them. extra are the tab's cookies and masked values, read before the
 // action: while a navigation is held, the page cannot answer.
 func (g *gate) request(ctx context.Context, agent string, extra []Secret, r Request) error {
+	if r.InPage != "" {
+		return refusedInPage(r)
+	}
 	if r.Script || r.Subframe {
 		// An iframe's document is the page's request, not the agent
 		// leaving: held like its script's.
@@ -292,6 +295,18 @@ func (g *gate) request(ctx context.Context, agent string, extra []Secret, r Requ
 	shown := masked(r.URL, found)
 	c := Confirmation{Agent: agent, Action: verb + shown, Target: originOf(r.URL), URL: shown}
 	return g.outside(ctx, c, u, found)
+}
+
+// refusedInPage is the refusal of what the browser stopped in the page:
+// what and where it would have gone. The person is not asked: nothing
+// waits for an answer, the page was told no already.
+func refusedInPage(r Request) error {
+	const why = "the browser stops it in a page an agent drives"
+	u, err := url.Parse(r.URL)
+	if r.URL == "" || err != nil || u.Host == "" {
+		return fmt.Errorf("%s: %w (%s)", r.InPage, ErrDenied, why)
+	}
+	return fmt.Errorf("%s to %s: %w (%s)", r.InPage, u.Host, ErrDenied, why)
 }
 
 // scriptRequest checks a request a page's script is about to send. Off the

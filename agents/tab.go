@@ -349,6 +349,11 @@ type Request struct {
 	// Subframe is set for a document an iframe loads: the page asked
 	// for it, the agent did not go there.
 	Subframe bool
+	// InPage says what the browser refused inside the page itself, no
+	// request made ("a WebSocket", "a WebRTC connection"), URL being
+	// where it would have gone (an origin) or empty. The guard's check
+	// is told so it is reported as any refusal; it was refused already.
+	InPage string
 }
 
 // GuardedTab is a Tab whose document requests can be held for a check,

@@ -168,13 +168,19 @@
 // in its own goroutine so a check waiting for the person holds only its
 // request. It covers what the tab opens: its out-of-process frames, held
 // from their start on sessions of the tab's, and the windows its pages open,
-// whose first navigation the browser's own Fetch holds for the opener's
-// guard, which their tab then carries (`targets.go`). Its documents get a
-// wrapper before their scripts: sockets only to their origin and the
-// holder's hosts, no service worker, no WebRTC (`sockets.go`). A refused one is answered `204 No Content`: the
+// whose first navigation, and what their first document sends until their
+// tab is set up, the browser's own Fetch holds for the opener's guard,
+// which their tab then carries (`targets.go`). Its documents and dedicated
+// workers get a wrapper before their scripts: sockets only to their origin
+// and the holder's hosts, no service worker, no shared worker, no WebRTC
+// (`sockets.go`, `workers.go`); what it refuses is told to the check as a
+// `Request` with `Refused` set, so the holder reports it as any refusal
+// (`refusals.go`). A refused request is answered `204 No Content`: the
 // navigation ends with the page as it was, and no error page for the agent to
 // read. `Tab.Secrets` returns the given hosts' cookies and the masked fields'
-// values, which the exfiltration guard looks for.
+// values, which the exfiltration guard looks for. A launched profile
+// predicts nothing (`prediction.go`): no preconnect, DNS prefetch or
+// speculative load opens a connection the Fetch domain cannot see.
 //
 // # Opening a tab
 //
@@ -296,9 +302,11 @@
 //   - `guard.go`: `Tab.Guard` (every request; those not documents marked
 //     `Request.Script`), `Tab.Secrets`. `intercept.go`: the tab's Fetch
 //     set-up on each of its sessions. `targets.go`: windows and
-//     out-of-process frames held from their first request. `sockets.go`:
-//     the wrapper of a guarded tab's documents. `errors.go`: every sentinel
-//     and error type.
+//     out-of-process frames held from their first request. `sockets.go`,
+//     `sockets.js`: the wrapper of a guarded tab's documents; `workers.go`:
+//     its dedicated workers held and wrapped; `refusals.go`: what the
+//     wrapper refused, told to the guard. `prediction.go`: the profile's
+//     "never predict". `errors.go`: every sentinel and error type.
 //
 // # Failures
 //

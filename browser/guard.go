@@ -47,6 +47,12 @@ type Request struct {
 	// Tab is the tab that sends it: the guarded one, or a window its
 	// pages opened, which inherits its guard.
 	Tab string
+	// Refused is set for what the guard's wrapper refused in the page
+	// itself (a socket elsewhere, a service worker, WebRTC): no request
+	// was made, and the check's answer changes nothing; it is told so
+	// its holder can report it as a refusal. URL is then where it would
+	// have gone (an origin), or empty.
+	Refused Refusal
 }
 
 // Guard holds every request of the tab until check answers:

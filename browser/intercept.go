@@ -31,6 +31,9 @@ type intercept struct {
 	// frames are the sessions of the tab's out-of-process frames, held
 	// as the tab is.
 	frames map[target.ID]*chromedp.Target
+	// workers are the tab's dedicated workers, by their path's key
+	// (workers.go), for a guard to wrap those already running.
+	workers map[string]workerAt
 }
 
 // sessions are the tab's session and its frames'.

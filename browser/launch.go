@@ -220,6 +220,15 @@ func (b *Browser) allocator(parent context.Context) (context.Context, context.Ca
 		return nil, nil, err
 	}
 	flags = append(flags, tmpFlags...)
+	profile := o.ProfileDir
+	if profile == "" {
+		profile = filepath.Join(tmp, "profile")
+	}
+	if err := stopPrediction(profile); err != nil {
+		// The browser still works; pages may then open connections no
+		// request hook sees (prediction.go).
+		o.Logf("launch: %v", err)
+	}
 	if o.Headed {
 		flags = append(flags, chromedp.VisibleWindow)
 	}

