@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"vroom/internal/testkit"
@@ -328,7 +330,7 @@ func openOnce(b *testing.B, ctx context.Context, r openRoute, prewarm bool) floa
 		took, tab = time.Since(t0), t
 	} else {
 		if r.spare {
-			spareReady()
+			spareReady(b)
 		}
 		t0 := time.Now()
 		t, err := testBrowser.open(ctx, u, r)
@@ -346,9 +348,10 @@ func openOnce(b *testing.B, ctx context.Context, r openRoute, prewarm bool) floa
 	return float64(took.Microseconds()) / 1000
 }
 
-// spareReady waits for the window the browser creates ahead, as an open
-// that does not follow another at once finds it.
-func spareReady() {
+// spareReady waits for the window the browser creates ahead to be made
+// and its blank page committed (Chromium then gives it a title), as an
+// Open finds it when it does not follow another at once.
+func spareReady(b *testing.B) {
 	w := &testBrowser.spare
 	w.mu.Lock()
 	making := w.making
@@ -356,6 +359,17 @@ func spareReady() {
 	if making != nil {
 		<-making
 	}
+	w.mu.Lock()
+	id, s := w.id, w.s
+	w.mu.Unlock()
+	if id == "" {
+		b.Fatal("no window was created ahead")
+	}
+	testkit.WaitFor(b, 10*time.Second, "the window created ahead to commit its page", func() bool {
+		res, err := cdp.Call(context.Background(), chromedp.FromContext(s.ctx).Browser, target.GetTargetInfo,
+			target.GetTargetInfoParams{TargetID: target.ID(id)})
+		return err == nil && res.TargetInfo.Title != ""
+	})
 }
 
 // BenchmarkSelect is a verified choice in a native select (checks, the

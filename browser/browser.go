@@ -497,6 +497,10 @@ func (b *Browser) open(ctx context.Context, url string, r openRoute) (*Tab, erro
 	var t *Tab
 	if r.spare && !r.urlInCreate {
 		t = b.openSpare(cctx, s)
+		// The next window is created once this tab has loaded: created
+		// meanwhile, it held up the browser's answers to this one's
+		// attach (two to three times as long).
+		defer b.makeSpare(s)
 	}
 	if t == nil {
 		p := target.CreateTargetParams{URL: "about:blank"}

@@ -237,7 +237,9 @@
 //     `remote.go`: `CheckEndpoint`, `ResolveEndpoint`, `ConnectEndpoint`,
 //     `EndpointName`, `Browser.Version`.
 //   - `browser.go`: `Browser` — `Launch`, `Start`, `Connect`, death,
-//     `Relaunch`, `Close`, adopting tabs and popups, `Open`. `tabs.go`:
+//     `Relaunch`, `Close`, adopting tabs and popups, `Open`. `spare.go`:
+//     why each tab `Open` makes has a window of its own, and the window
+//     created ahead of the next `Open`. `tabs.go`:
 //     `TabInfo`, tab events and their coalescing subscriber, the listing,
 //     `Tab.Load`.
 //   - `tab.go`: `Tab` — attach, CDP events, frames (out-of-process iframes

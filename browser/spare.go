@@ -85,8 +85,7 @@ func (b *Browser) createWindow(s *session) (string, error) {
 }
 
 // takeSpare returns the blank window created ahead for session s,
-// waiting for one on its way, and starts creating the next; "" when
-// there is none to have.
+// waiting for one on its way; "" when there is none to have.
 func (b *Browser) takeSpare(ctx context.Context, s *session) string {
 	if !b.keepsSpare() {
 		return ""
@@ -106,7 +105,6 @@ func (b *Browser) takeSpare(ctx context.Context, s *session) string {
 	id, ok := w.id, w.s == s
 	w.id = ""
 	w.mu.Unlock()
-	b.makeSpare(s)
 	if !ok {
 		return ""
 	}
