@@ -251,6 +251,11 @@ func (b *Browser) lost(s *session, err error) {
 		for _, id := range b.order {
 			gone = append(gone, b.tabs[id])
 		}
+		for id, t := range b.tabs {
+			if !slices.Contains(b.order, id) { // the window created ahead
+				gone = append(gone, t)
+			}
+		}
 		b.tabs = map[string]*Tab{}
 		b.order = nil
 	}
@@ -446,6 +451,7 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 func (b *Browser) drop(id string, err error) {
 	b.mu.Lock()
 	t := b.tabs[id]
+	listed := slices.Contains(b.order, id)
 	if t != nil {
 		delete(b.tabs, id)
 		b.order = slices.DeleteFunc(b.order, func(s string) bool { return s == id })
@@ -453,8 +459,11 @@ func (b *Browser) drop(id string, err error) {
 	b.mu.Unlock()
 	if t != nil {
 		t.kill(err)
-		info := t.Info()
-		b.emit(Event{Kind: TabClosed, Tab: info, Opener: info.Opener})
+		// The window created ahead was never listed: nobody knew it.
+		if listed {
+			info := t.Info()
+			b.emit(Event{Kind: TabClosed, Tab: info, Opener: info.Opener})
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -20,17 +21,18 @@ import (
 //
 // A window costs Chromium more than a tab (BenchmarkOpenTab,
 // window+navigate against tab+navigate), so a launched headless browser
-// keeps one blank window created ahead, not attached and not listed
-// (a page target at about:blank with no opener is adopted by nobody,
-// background.go), and Open attaches it and loads its page. A headed
-// browser would show that window, and a remote one is shared with others,
-// so they create each window when asked.
+// keeps one blank window created ahead, attached but neither listed nor
+// announced, and Open lists it and loads its page. It is created once an
+// Open has loaded, not while it attaches: a window being created held up
+// the browser's answers to the attach two to three times as long. A
+// headed browser would show that window, and a remote one is shared with
+// others, so they create each window when asked.
 
 // spareWindow is the window created ahead, or the one being created.
 type spareWindow struct {
-	mu sync.Mutex
-	s  *session // the browser life id belongs to
-	id string   // a blank window's target, "" when none is ready
+	mu  sync.Mutex
+	s   *session // the browser life tab belongs to
+	tab *Tab     // a blank window's tab, attached and unlisted; nil when none is ready
 	// making is closed once the window being created is ready (or has
 	// failed); nil when none is being created.
 	making chan struct{}
@@ -49,7 +51,7 @@ func (b *Browser) makeSpare(s *session) {
 	}
 	w := &b.spare
 	w.mu.Lock()
-	if (w.id != "" && w.s == s) || w.making != nil {
+	if (w.tab != nil && w.s == s) || w.making != nil {
 		w.mu.Unlock()
 		return
 	}
@@ -58,11 +60,11 @@ func (b *Browser) makeSpare(s *session) {
 	w.mu.Unlock()
 	go func() {
 		defer close(done)
-		id, err := b.createWindow(s)
+		t, err := b.createWindow(s)
 		w.mu.Lock()
 		w.making = nil
 		if err == nil {
-			w.s, w.id = s, id
+			w.s, w.tab = s, t
 		}
 		w.mu.Unlock()
 		if err != nil && !b.gone(s) {
@@ -72,23 +74,50 @@ func (b *Browser) makeSpare(s *session) {
 	}()
 }
 
-// createWindow creates a blank window and returns its target.
-func (b *Browser) createWindow(s *session) (string, error) {
+// createWindow creates a blank window and attaches its tab, known to the
+// browser (its events reach it) but not listed.
+func (b *Browser) createWindow(s *session) (*Tab, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, b.opts.CallTimeout)
 	defer cancel()
+	t, err := b.registerWindow(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.attach(ctx); err != nil {
+		b.drop(t.id, err)
+		return nil, fmt.Errorf("attach: %w", err)
+	}
+	return t, nil
+}
+
+// registerWindow creates the window's target and its Tab, holding
+// creating so the target's creation event does not adopt it.
+func (b *Browser) registerWindow(ctx context.Context, s *session) (*Tab, error) {
+	b.creating.RLock()
+	defer b.creating.RUnlock()
 	res, err := cdp.Call(ctx, chromedp.FromContext(s.ctx).Browser, target.CreateTarget,
 		target.CreateTargetParams{URL: "about:blank", NewWindow: new(true)})
 	if err != nil {
-		return "", b.mapErr(err)
+		return nil, b.mapErr(err)
 	}
-	return string(res.TargetID), nil
+	id := string(res.TargetID)
+	tctx, tcancel := chromedp.NewContext(s.ctx, chromedp.WithTargetID(res.TargetID))
+	t := newTab(b, s, id, tctx, tcancel)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || b.run != s {
+		tcancel()
+		return nil, ErrBrowserClosed
+	}
+	b.tabs[id] = t
+	return t, nil
 }
 
 // takeSpare returns the blank window created ahead for session s,
-// waiting for one on its way; "" when there is none to have.
-func (b *Browser) takeSpare(ctx context.Context, s *session) string {
+// waiting for one on its way; nil when there is none to have.
+func (b *Browser) takeSpare(ctx context.Context, s *session) *Tab {
 	if !b.keepsSpare() {
-		return ""
+		return nil
 	}
 	w := &b.spare
 	w.mu.Lock()
@@ -98,32 +127,37 @@ func (b *Browser) takeSpare(ctx context.Context, s *session) string {
 		select {
 		case <-making:
 		case <-ctx.Done():
-			return ""
+			return nil
 		}
 	}
 	w.mu.Lock()
-	id, ok := w.id, w.s == s
-	w.id = ""
-	w.mu.Unlock()
-	if !ok {
-		return ""
+	defer w.mu.Unlock()
+	t := w.tab
+	w.tab = nil
+	if t == nil || w.s != s {
+		return nil
 	}
-	return id
+	return t
 }
 
-// openSpare attaches the blank window taken ahead as a new tab; nil when
-// there is none, or it is gone (Open creates one then).
+// openSpare lists the window created ahead as a new tab and announces
+// it; nil when there is none, or it has gone since (Open creates one
+// then).
 func (b *Browser) openSpare(ctx context.Context, s *session) *Tab {
-	id := b.takeSpare(ctx, s)
-	if id == "" {
+	t := b.takeSpare(ctx, s)
+	if t == nil || t.dead.Err() != nil {
 		return nil
 	}
-	b.creating.RLock()
-	defer b.creating.RUnlock()
-	t, err := b.adopt(ctx, s, id, "")
-	if err != nil {
-		b.opts.Logf("attach the window created ahead: %v", err)
+	b.mu.Lock()
+	if b.tabs[t.id] != t || b.closed {
+		b.mu.Unlock()
 		return nil
 	}
+	b.order = append(b.order, t.id)
+	b.mu.Unlock()
+	t.mu.Lock()
+	t.announced = true
+	t.mu.Unlock()
+	b.emit(Event{Kind: TabOpened, Tab: t.Info()})
 	return t
 }
