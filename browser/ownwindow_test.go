@@ -2,8 +2,14 @@ package browser
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 
 	"vroom/internal/testkit"
 )
@@ -40,20 +46,23 @@ func countFrames(t *testing.T, tab *Tab) {
 }
 
 // keepsDrawing waits (up to 5 s) for the tab's page to draw 10 more
-// frames: a page that is drawn draws 60 a second, one behind another tab
-// of its window none.
+// frames: a page that is drawn draws 60 a second, one behind a still tab
+// of its window about one.
 func keepsDrawing(t *testing.T, tab *Tab, what string) {
 	t.Helper()
 	from := eval[int](t, tab, `window.__frames`)
-	t.Logf("%s: %s", what, eval[string](t, tab, `document.visibilityState`))
-	testkit.WaitFor(t, 5*time.Second, "10 more frames drawn in "+what, func() bool {
+	// A tab left behind another reads visible all the same: it is not
+	// hidden, only not drawn.
+	what = fmt.Sprintf("10 more frames drawn in %s (its page reads %s)", what, eval[string](t, tab, `document.visibilityState`))
+	testkit.WaitFor(t, 5*time.Second, what, func() bool {
 		return eval[int](t, tab, `window.__frames`) >= from+10
 	})
 }
 
 // TestOpenedTabsKeepDrawing: two tabs opened as agents' are; one's page
-// opens a new tab (window.open, _blank). The other keeps drawing frames,
-// and its screencast keeps sending them.
+// opens a still page in a new tab (window.open, _blank), which Chromium
+// puts in front of the opener's window. The other tab keeps drawing
+// frames, and its screencast sends them.
 func TestOpenedTabsKeepDrawing(t *testing.T) {
 	t.Parallel()
 	ctx := tctx(t)
@@ -87,6 +96,48 @@ func TestOpenedTabsKeepDrawing(t *testing.T) {
 		case <-frames:
 		case <-deadline:
 			t.Fatalf("the other agent's screencast sent %d frames in 5 s", n)
+		}
+	}
+}
+
+// windowOf returns the id of the browser window holding the tab.
+func windowOf(t *testing.T, tab *Tab) browser.WindowID {
+	t.Helper()
+	res, err := cdp.Call(tctx(t), chromedp.FromContext(tab.s.ctx).Browser, browser.GetWindowForTarget,
+		browser.GetWindowForTargetParams{TargetID: target.ID(tab.ID())})
+	if err != nil {
+		t.Fatalf("window of %s: %v", tab.ID(), err)
+	}
+	return res.WindowID
+}
+
+// TestOpenOwnWindows: each tab Open makes is in a window of its own, and
+// is listed and announced once; the window created ahead for the next
+// Open is not in the listing.
+func TestOpenOwnWindows(t *testing.T) {
+	t.Parallel()
+	ctx := tctx(t)
+	events := testBrowser.Subscribe(ctx)
+	seen := map[browser.WindowID]string{}
+	var tabs []*Tab
+	for i := range 3 {
+		tab := openAsProduct(t, fmt.Sprintf("/inner.html?own=%d", i))
+		w := windowOf(t, tab)
+		if other, ok := seen[w]; ok {
+			t.Errorf("tabs %s and %s share window %d", other, tab.ID(), w)
+		}
+		seen[w] = tab.ID()
+		tabs = append(tabs, tab)
+	}
+	for _, tab := range tabs {
+		waitEvent(t, events, func(ev Event) bool { return ev.Kind == TabOpened && ev.Tab.ID == tab.ID() })
+	}
+	testBrowser.spare.mu.Lock()
+	spare := testBrowser.spare.tab
+	testBrowser.spare.mu.Unlock()
+	for _, info := range testBrowser.Tabs(TabQuery{Limit: 1000}).Tabs {
+		if spare != nil && info.ID == spare.ID() {
+			t.Errorf("the window created ahead is listed: %+v", info)
 		}
 	}
 }
