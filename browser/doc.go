@@ -173,20 +173,38 @@
 //
 // # Opening a tab
 //
-// `Open` creates a tab in the existing window at `about:blank`, attaches, then
-// `Tab.Load`s the URL (`Page.navigate` and the load event; no checked action,
-// since there was nothing on the page). `BenchmarkOpenTab` (a local page until
-// its load; medians, at load ≈ 3, then two runs at load ≈ 15):
+// `Open` gives each tab a window of its own: a tab behind another in its
+// window is drawn only when the front one draws, and a page that opens a
+// tab (window.open, a link with a target) puts it in front of its own
+// window, so a still page there left the tabs behind it without frames —
+// their scrolls, drags and waits for a frame stalled (`TestOpenedTabsKeepDrawing`,
+// runner's `TestAgentTabsDrawWhenAPageOpensATab`). Chromium's backgrounding
+// switches (chromedp's defaults: `disable-renderer-backgrounding`,
+// `disable-backgrounding-occluded-windows`, `disable-background-timer-throttling`)
+// do not help: such a tab is neither hidden (its page reads visible) nor
+// throttled; its window just draws nothing new. A tab a page opens stays
+// where Chromium puts it, in front of its opener, whose agent works in it
+// until it closes. A live view's screencast draws the tab it watches
+// whatever its window.
 //
-//   - new window, about:blank, `Navigate` action (the old `Open`): 233.6 ·
-//     480, 312
-//   - new window, URL in `createTarget`: 182.0 · 417, 307
-//   - tab in the window, about:blank, `Navigate` action: 136.7 · 321, 232
-//   - tab in the window, about:blank, `Page.navigate` + load (`Open`): 116.3 ·
-//     180, 224
-//   - tab in the window, URL in `createTarget`: 106.2 · 173, 161
-//   - prewarmed blank tab, `Tab.Load` only (`runner.Tabs.Open` with the pool):
-//     50.1 · 62, 64
+// A window costs more than a tab, so a launched headless browser keeps
+// one blank window created ahead, attached but not listed (`spare.go`);
+// `Open` lists it and `Tab.Load`s the URL (`Page.navigate` and the load
+// event; no checked action, since there was nothing on the page), and the
+// next window is created once that page has loaded. `BenchmarkOpenTab` (a
+// local page until its load; medians of two runs at load ≈ 20):
+//
+//   - new window, about:blank, `Navigate` action: 316.6, 310.6
+//   - new window, URL in `createTarget`: 239.2, 254.9
+//   - new window, about:blank, `Page.navigate` + load: 300.6, 274.7
+//   - the window created ahead, `Page.navigate` + load (`Open`): 86.3, 92.4;
+//     back to back, the next window not yet made: 295.8, 272.6
+//   - tab in the window, about:blank, `Navigate` action: 197.4, 236.7
+//   - tab in the window, about:blank, `Page.navigate` + load (the old
+//     `Open`): 220.0, 209.1
+//   - tab in the window, URL in `createTarget`: 217.0, 192.9
+//   - prewarmed blank tab, `Tab.Load` only (`runner.Tabs.Open` with the
+//     pool): 195.9, 138.8
 //
 // The URL in `createTarget` saves ~10 ms more, but the page then loads (and
 // creates its cross-site iframes) before the tab is attached and emulated:
