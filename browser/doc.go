@@ -181,10 +181,10 @@
 // runner's `TestAgentTabsDrawWhenAPageOpensATab`). Chromium's backgrounding
 // switches (chromedp's defaults: `disable-renderer-backgrounding`,
 // `disable-backgrounding-occluded-windows`, `disable-background-timer-throttling`)
-// do not help: such a tab is neither hidden (its page reads visible) nor
-// throttled; its window just draws nothing new. A tab a page opens stays
-// where Chromium puts it, in front of its opener, whose agent works in it
-// until it closes. A live view's screencast draws the tab it watches
+// do not help: such a tab is neither hidden (its page reads visible and
+// focused) nor throttled (its timers run on time); its window just draws
+// nothing new. A tab a page opens stays where Chromium puts it, in front
+// of its opener, whose agent works in it until it closes. A live view's screencast draws the tab it watches
 // whatever its window.
 //
 // A window costs more than a tab, so a launched headless browser keeps

@@ -14,10 +14,11 @@ import (
 // behind another in its window is drawn only when the front one draws: a
 // page that opens a tab (window.open, a link with a target) puts it in
 // front of its own window, and a still page there left the tabs behind
-// it without frames, their scrolls, drags and screencasts stalled. The
-// backgrounding flags (launch.go) do not help: such a tab is neither
-// hidden (its page reads visible) nor throttled; its window just draws
-// nothing new.
+// it without frames (about one a second), their scrolls, drags and
+// waits for a frame stalled. Chromium's backgrounding switches
+// (chromedp's defaults, launch.go) do not help: such a tab is neither
+// hidden (its page reads visible and focused) nor throttled (its timers
+// run on time); its window just draws nothing new.
 //
 // A window costs Chromium more than a tab (BenchmarkOpenTab,
 // window+navigate against tab+navigate), so a launched headless browser
