@@ -10,7 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Every tab Open makes is the one tab of a window of its own. A tab
+// Every tab Open makes opens in a window of its own. A tab
 // behind another in its window is drawn only when the front one draws: a
 // page that opens a tab (window.open, a link with a target) puts it in
 // front of its own window, and a still page there left the tabs behind
