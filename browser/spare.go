@@ -146,7 +146,16 @@ func (b *Browser) takeSpare(ctx context.Context, s *session) *Tab {
 // then).
 func (b *Browser) openSpare(ctx context.Context, s *session) *Tab {
 	t := b.takeSpare(ctx, s)
-	if t == nil || t.dead.Err() != nil {
+	if t == nil {
+		return nil
+	}
+	if err := context.Cause(t.dead); err != nil {
+		// Crashed since: nobody knew it, so it goes quietly.
+		b.drop(t.id, err)
+		if _, err := cdp.Call(ctx, chromedp.FromContext(s.ctx).Browser, target.CloseTarget,
+			target.CloseTargetParams{TargetID: target.ID(t.id)}); err != nil {
+			b.opts.Logf("close the window created ahead: %v", err)
+		}
 		return nil
 	}
 	b.mu.Lock()
