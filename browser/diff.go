@@ -161,21 +161,42 @@ func sameControl(a, b Control) bool {
 		a.Focused == b.Focused && a.InDialog == b.InDialog && slices.Equal(a.Options, b.Options)
 }
 
+// writeHeader writes the diff's first line: the counts that are not
+// zero, and how much of the page was compared when not all of it was (or
+// when nothing changed, so the model knows how far it looked).
+func (d *Diff) writeHeader(sb *strings.Builder) {
+	sb.WriteString("changes:")
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{len(d.Added), "added"}, {len(d.Changed), "changed"}, {len(d.Removed), "removed"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	if len(parts) > 0 {
+		sb.WriteString(" " + strings.Join(parts, ", "))
+	}
+	if d.Empty() {
+		sb.WriteString(" nothing changed in this view")
+	}
+	if d.Empty() || d.Compared < d.Candidates {
+		fmt.Fprintf(sb, "; compared %d of %d candidates", d.Compared, d.Candidates)
+	}
+	if d.Empty() && d.Truncated {
+		sb.WriteString(" (the page has more; widen the query to look elsewhere)")
+	}
+	sb.WriteByte('\n')
+}
+
 // Compact is the text form of a diff; a full observation is rendered whole.
 func (d *Diff) Compact() string {
 	if d.Full != nil {
 		return fmt.Sprintf("full observation (%s)\n%s", d.Reason, d.Full.Compact())
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "changes v%d→v%d: %d added, %d changed, %d removed; compared %d of %d candidates",
-		d.Since, d.Version, len(d.Added), len(d.Changed), len(d.Removed), d.Compared, d.Candidates)
-	if d.Empty() {
-		sb.WriteString(" — nothing changed in this view")
-		if d.Truncated {
-			sb.WriteString(" (the page has more; widen the query to look elsewhere)")
-		}
-	}
-	sb.WriteByte('\n')
+	d.writeHeader(&sb)
 	if d.URL != "" {
 		fmt.Fprintf(&sb, "url %s\n", d.URL)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/overlay"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -163,6 +164,35 @@ func (t *Tab) crashed(err error) {
 
 func (t *Tab) target() *chromedp.Target { return chromedp.FromContext(t.ctx).Target }
 
+// emulate sets how the tab presents itself to its pages and takes input:
+// its size, focus, scrollbars and unbuffered input.
+func (t *Tab) emulate(ctx context.Context, tg *chromedp.Target) error {
+	if _, err := cdp.Call(ctx, tg, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: int64(t.b.opts.Width), Height: int64(t.b.opts.Height), DeviceScaleFactor: t.b.opts.Scale,
+	}); err != nil {
+		return err
+	}
+	// Every tab behaves as the focused one: agents work in many at once,
+	// and a page that thinks it lost focus may close menus or pause.
+	if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		return err
+	}
+	// No scrollbars take a strip of an agent's viewport or screenshots;
+	// a person's tab shows them while a view serves it (ServePerson).
+	if _, err := cdp.Call(ctx, tg, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: true}); err != nil {
+		return err
+	}
+	// With the overlay agent on, Blink hands mouse moves and wheel turns
+	// to the page at once instead of at its next animation frame (as it
+	// does for a debugger that must paint while stopped in a handler): a
+	// click's move to its target, which its hover check waits for, costs
+	// well under a millisecond rather than up to a frame.
+	if _, err := cdp.Call(ctx, tg, overlay.Enable, cdp.Empty{}); err != nil {
+		return fmt.Errorf("unbuffered input: %w", err)
+	}
+	return nil
+}
+
 func (t *Tab) attach(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- chromedp.Do(t.ctx) }()
@@ -178,19 +208,7 @@ func (t *Tab) attach(ctx context.Context) error {
 		return err
 	}
 	tg := t.target()
-	if _, err := cdp.Call(ctx, tg, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-		Width: int64(t.b.opts.Width), Height: int64(t.b.opts.Height), DeviceScaleFactor: t.b.opts.Scale,
-	}); err != nil {
-		return err
-	}
-	// Every tab behaves as the focused one: agents work in many at once,
-	// and a page that thinks it lost focus may close menus or pause.
-	if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
-		return err
-	}
-	// No scrollbars take a strip of an agent's viewport or screenshots;
-	// a person's tab shows them while a view serves it (ServePerson).
-	if _, err := cdp.Call(ctx, tg, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: true}); err != nil {
+	if err := t.emulate(ctx, tg); err != nil {
 		return err
 	}
 	if err := t.interceptChoosers(ctx, tg); err != nil {
