@@ -105,12 +105,15 @@ func (b *Browser) registerWindow(ctx context.Context, s *session) (*Tab, error) 
 	tctx, tcancel := chromedp.NewContext(s.ctx, chromedp.WithTargetID(res.TargetID))
 	t := newTab(b, s, id, tctx, tcancel)
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed || b.run != s {
+	ended := b.closed || b.run != s
+	if !ended {
+		b.tabs[id] = t
+	}
+	b.mu.Unlock()
+	if ended {
 		tcancel()
 		return nil, ErrBrowserClosed
 	}
-	b.tabs[id] = t
 	return t, nil
 }
 
