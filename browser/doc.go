@@ -181,16 +181,18 @@
 // `Open` gives each tab a window of its own: a tab behind another in its
 // window is drawn only when the front one draws, and a page that opens a
 // tab (window.open, a link with a target) puts it in front of its own
-// window, so a still page there left the tabs behind it without frames —
-// their scrolls, drags and waits for a frame stalled (`TestOpenedTabsKeepDrawing`,
-// runner's `TestAgentTabsDrawWhenAPageOpensATab`). Chromium's backgrounding
-// switches (chromedp's defaults: `disable-renderer-backgrounding`,
-// `disable-backgrounding-occluded-windows`, `disable-background-timer-throttling`)
-// do not help: such a tab is neither hidden (its page reads visible and
-// focused) nor throttled (its timers run on time); its window just draws
-// nothing new. A tab a page opens stays where Chromium puts it, in front
-// of its opener, whose agent works in it until it closes. A live view's screencast draws the tab it watches
-// whatever its window.
+// window, so a still page there left the tabs behind it without frames
+// (about one a second) — their scrolls, drags and waits for a frame
+// stalled (`TestOpenedTabsKeepDrawing`, runner's
+// `TestAgentTabsDrawWhenAPageOpensATab`). Chromium's backgrounding switches
+// (chromedp's defaults: `disable-renderer-backgrounding`,
+// `disable-backgrounding-occluded-windows`,
+// `disable-background-timer-throttling`) do not help: such a tab is
+// neither hidden (its page reads visible and focused) nor throttled (its
+// timers run on time); its window just draws nothing new. A tab a page
+// opens stays where Chromium puts it, in front of its opener, whose agent
+// works in it until it closes. A live view's screencast draws the tab it
+// watches whatever its window.
 //
 // A window costs more than a tab, so a launched headless browser keeps
 // one blank window created ahead, attached but not listed (`spare.go`);
@@ -204,10 +206,10 @@
 //   - new window, about:blank, `Page.navigate` + load: 300.6, 274.7
 //   - the window created ahead, `Page.navigate` + load (`Open`): 86.3, 92.4;
 //     back to back, the next window not yet made: 295.8, 272.6
-//   - tab in the window, about:blank, `Navigate` action: 197.4, 236.7
-//   - tab in the window, about:blank, `Page.navigate` + load (the old
-//     `Open`): 220.0, 209.1
-//   - tab in the window, URL in `createTarget`: 217.0, 192.9
+//   - tab in an existing window, about:blank, `Navigate` action: 197.4, 236.7
+//   - tab in an existing window, about:blank, `Page.navigate` + load (the
+//     old `Open`): 220.0, 209.1
+//   - tab in an existing window, URL in `createTarget`: 217.0, 192.9
 //   - prewarmed blank tab, `Tab.Load` only (`runner.Tabs.Open` with the
 //     pool): 195.9, 138.8
 //
