@@ -43,6 +43,10 @@ type Diff struct {
 	Compared   int  `json:"compared"`
 	Candidates int  `json:"candidates"`
 	Truncated  bool `json:"truncated"`
+	// blurred are the refs of Changed whose only change is the focus
+	// they lost: the text leaves them out when another control took it,
+	// which that control's own line shows.
+	blurred []string
 }
 
 // Empty reports whether nothing changed in the compared view.
@@ -101,6 +105,11 @@ func diffObs(d *Diff, base *baseline, obs *Observation) *Diff {
 			d.Added = append(d.Added, c)
 		case !sameControl(old, c):
 			d.Changed = append(d.Changed, c)
+			if lost := old; lost.Focused && !c.Focused {
+				if lost.Focused = false; sameControl(lost, c) {
+					d.blurred = append(d.blurred, c.Ref)
+				}
+			}
 		}
 	}
 	behind := make(map[string]bool, len(obs.behind))
@@ -170,7 +179,7 @@ func (d *Diff) writeHeader(sb *strings.Builder) {
 	for _, c := range []struct {
 		n    int
 		what string
-	}{{len(d.Added), "added"}, {len(d.Changed), "changed"}, {len(d.Removed), "removed"}} {
+	}{{len(d.Added), "added"}, {d.shownChanged(), "changed"}, {len(d.Removed), "removed"}} {
 		if c.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
 		}
@@ -188,6 +197,26 @@ func (d *Diff) writeHeader(sb *strings.Builder) {
 		sb.WriteString(" (the page has more; widen the query to look elsewhere)")
 	}
 	sb.WriteByte('\n')
+}
+
+// shownChanged counts the changed controls the text lists.
+func (d *Diff) shownChanged() int {
+	if d.focusMoved() {
+		return len(d.Changed) - len(d.blurred)
+	}
+	return len(d.Changed)
+}
+
+// focusMoved reports whether a control the diff lists took the focus.
+func (d *Diff) focusMoved() bool {
+	for _, cs := range [][]Control{d.Added, d.Changed} {
+		for _, c := range cs {
+			if c.Focused {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Compact is the text form of a diff; a full observation is rendered whole.
@@ -211,7 +240,11 @@ func (d *Diff) Compact() string {
 		}
 	}
 	writeControls(&sb, "+ ", d.Added)
+	quiet := d.focusMoved()
 	for i := range d.Changed {
+		if quiet && slices.Contains(d.blurred, d.Changed[i].Ref) {
+			continue
+		}
 		sb.WriteString("~ ")
 		writeControl(&sb, &d.Changed[i])
 		sb.WriteByte('\n')

@@ -95,6 +95,11 @@ type world struct {
 	loader cdp.LoaderID
 	ctxID  runtime.ExecutionContextID
 	sess   *chromedp.Target // the main target, or an out-of-process iframe's
+
+	// booted is set once the walker runs in the world. It is sent with
+	// the world's first call, not on its own: one round trip fewer for
+	// every document and frame.
+	booted atomic.Bool
 }
 
 // refLoc remembers which document a ref was handed out in, so a ref from
@@ -499,9 +504,6 @@ func (t *Tab) world(ctx context.Context, f *cdp.Frame) (*world, error) {
 		return nil, err
 	}
 	w := &world{frame: f.ID, loader: f.LoaderID, ctxID: res.ExecutionContextID, sess: sess}
-	if err := t.evalIn(ctx, w, walkerJS, nil); err != nil {
-		return nil, err
-	}
 	t.worlds[f.ID] = w
 	return w, nil
 }
@@ -509,9 +511,18 @@ func (t *Tab) world(ctx context.Context, f *cdp.Frame) (*world, error) {
 // evalIn evaluates expr in the world, awaiting promises, and decodes the
 // JSON result into out (when non-nil).
 func (t *Tab) evalIn(ctx context.Context, w *world, expr string, out any) error {
+	boot := !w.booted.Load()
+	if boot {
+		// The walker returns at once where it already runs, so two first
+		// calls at the same time do no harm.
+		expr = walkerJS + ";\n" + expr
+	}
 	res, err := cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: expr, ContextID: w.ctxID, ReturnByValue: new(true), AwaitPromise: new(true), Silent: new(true),
 	})
+	if boot && err == nil && res.ExceptionDetails == nil {
+		w.booted.Store(true)
+	}
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot find context") {
 			delete(t.worlds, w.frame)
@@ -529,6 +540,24 @@ func (t *Tab) evalIn(ctx context.Context, w *world, expr string, out any) error 
 		return nil
 	}
 	return json.Unmarshal(res.Result.Value, out)
+}
+
+// boot runs the walker in w if no call has yet, for the few calls that
+// reach it other than through evalIn (a function called on an object,
+// a wait that must not forget the world).
+func boot(ctx context.Context, w *world) error {
+	if w.booted.Load() {
+		return nil
+	}
+	res, err := cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: walkerJS, ContextID: w.ctxID, Silent: new(true)})
+	if err != nil {
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		return fmt.Errorf("page script: %s", exceptionText(res.ExceptionDetails))
+	}
+	w.booted.Store(true)
+	return nil
 }
 
 // call invokes __vroom.fn(args...) in the world.

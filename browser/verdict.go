@@ -31,13 +31,15 @@ type fingerprint struct {
 
 // takeBefore records the page's state before the input. Pointer actions
 // take it in the same call that checks and scrolls the target (pointedAt),
-// so the scroll is not counted as their effect; the rest take it here.
+// so the scroll is not counted as their effect, and a choice in the call
+// that makes it; the rest take it here.
 func (t *Tab) takeBefore(ctx context.Context, s *step) error {
 	if err := t.takeTopBefore(ctx, s); err != nil {
 		return err
 	}
-	if !s.a.pointed() {
+	if !s.a.pointed() && s.a.Kind != ActSelect {
 		// true: the action's network window opens here, before the input.
+		// A select's own call takes it (selectOption).
 		if err := t.call(ctx, s.w, "fingerprint", &s.before, s.a.Ref, true); err != nil {
 			return err
 		}
