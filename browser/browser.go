@@ -29,6 +29,8 @@ type Browser struct {
 	// target, so a target nobody asked for is told from Open's own
 	// (background.go).
 	creating sync.RWMutex
+	// spare is the blank window created ahead of the next Open (spare.go).
+	spare spareWindow
 
 	mu     sync.Mutex
 	run    *session
@@ -211,6 +213,7 @@ func (b *Browser) start(ctx context.Context) error {
 		return err
 	}
 	b.adoptExisting(startCtx, s)
+	b.makeSpare(s)
 	return nil
 }
 
@@ -247,6 +250,11 @@ func (b *Browser) lost(s *session, err error) {
 	if b.run == s {
 		for _, id := range b.order {
 			gone = append(gone, b.tabs[id])
+		}
+		for id, t := range b.tabs {
+			if !slices.Contains(b.order, id) { // the window created ahead
+				gone = append(gone, t)
+			}
 		}
 		b.tabs = map[string]*Tab{}
 		b.order = nil
@@ -443,6 +451,7 @@ func (b *Browser) onBrowserEvent(s *session, ev any) {
 func (b *Browser) drop(id string, err error) {
 	b.mu.Lock()
 	t := b.tabs[id]
+	listed := slices.Contains(b.order, id)
 	if t != nil {
 		delete(b.tabs, id)
 		b.order = slices.DeleteFunc(b.order, func(s string) bool { return s == id })
@@ -450,25 +459,33 @@ func (b *Browser) drop(id string, err error) {
 	b.mu.Unlock()
 	if t != nil {
 		t.kill(err)
-		info := t.Info()
-		b.emit(Event{Kind: TabClosed, Tab: info, Opener: info.Opener})
+		// The window created ahead was never listed: nobody knew it.
+		if listed {
+			info := t.Info()
+			b.emit(Event{Kind: TabClosed, Tab: info, Opener: info.Opener})
+		}
 	}
 }
 
-// Open opens a new tab at url ("" or about:blank for an empty one) and
-// returns once its page has loaded. It takes the cheapest route measured
-// (BenchmarkOpenTab, the package doc's "Opening a tab") that attaches before
-// the page loads: a tab in the browser's existing window, then a plain
-// Page.navigate. The URL in Target.createTarget saves ~10 ms more, but the
-// page then lays out and creates its cross-site iframes before the tab is
-// attached and emulated, and such an iframe was not driven (TestIframes).
+// Open opens a new tab at url ("" or about:blank for an empty one), the
+// one tab of a window of its own, and returns once its page has loaded. A
+// tab behind another in a window draws no frames while the front one is
+// still, and a page that opens a tab puts it in front of its own window,
+// so no tab of Vroom's shares one (spare.go). The window is the one a
+// launched headless browser created ahead, when ready, which Open attaches
+// before the page loads: the URL in Target.createTarget would save ~10 ms
+// more, but the page then lays out and creates its cross-site iframes
+// before the tab is attached and emulated, and such an iframe was not
+// driven (TestIframes). BenchmarkOpenTab and the package doc's "Opening a
+// tab" measure each route.
 func (b *Browser) Open(ctx context.Context, url string) (*Tab, error) {
-	return b.open(ctx, url, openRoute{})
+	return b.open(ctx, url, openRoute{window: true, spare: true})
 }
 
 // openRoute is how a tab is asked of Chromium; the benchmark compares them.
 type openRoute struct {
 	window      bool // a new window rather than a tab in the existing one
+	spare       bool // the window created ahead, when there is one
 	urlInCreate bool // the URL goes with Target.createTarget, not a later Page.navigate
 	fullAct     bool // the later navigation is a checked action (Tab.Navigate)
 }
@@ -486,16 +503,25 @@ func (b *Browser) open(ctx context.Context, url string, r openRoute) (*Tab, erro
 	}
 	cctx, cancel := context.WithTimeout(ctx, b.opts.CallTimeout)
 	defer cancel()
-	p := target.CreateTargetParams{URL: "about:blank"}
-	if r.urlInCreate {
-		p.URL = url
+	var t *Tab
+	if r.spare && !r.urlInCreate {
+		t = b.openSpare(cctx, s)
+		// The next window is created once this tab has loaded: created
+		// meanwhile, it held up the browser's answers to this one's
+		// attach (two to three times as long).
+		defer b.makeSpare(s)
 	}
-	if r.window {
-		p.NewWindow = new(true)
-	}
-	t, err := b.createTab(cctx, s, p)
-	if err != nil {
-		return nil, fmt.Errorf("open: %w", err)
+	if t == nil {
+		p := target.CreateTargetParams{URL: "about:blank"}
+		if r.urlInCreate {
+			p.URL = url
+		}
+		if r.window {
+			p.NewWindow = new(true)
+		}
+		if t, err = b.createTab(cctx, s, p); err != nil {
+			return nil, fmt.Errorf("open: %w", err)
+		}
 	}
 	switch {
 	case url == "about:blank":

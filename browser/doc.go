@@ -184,20 +184,42 @@
 //
 // # Opening a tab
 //
-// `Open` creates a tab in the existing window at `about:blank`, attaches, then
-// `Tab.Load`s the URL (`Page.navigate` and the load event; no checked action,
-// since there was nothing on the page). `BenchmarkOpenTab` (a local page until
-// its load; medians, at load ≈ 3, then two runs at load ≈ 15):
+// `Open` gives each tab a window of its own: a tab behind another in its
+// window is drawn only when the front one draws, and a page that opens a
+// tab (window.open, a link with a target) puts it in front of its own
+// window, so a still page there left the tabs behind it without frames
+// (about one a second) — their scrolls, drags and waits for a frame
+// stalled (`TestOpenedTabsKeepDrawing`, runner's
+// `TestAgentTabsDrawWhenAPageOpensATab`). Chromium's backgrounding switches
+// (chromedp's defaults: `disable-renderer-backgrounding`,
+// `disable-backgrounding-occluded-windows`,
+// `disable-background-timer-throttling`) do not help: such a tab is
+// neither hidden (its page reads visible and focused) nor throttled (its
+// timers run on time); its window just draws nothing new. A tab a page
+// opens stays where Chromium puts it, in front of its opener, whose agent
+// works in it until it closes. A live view's screencast draws the tab it
+// watches whatever its window.
 //
-//   - new window, about:blank, `Navigate` action (the old `Open`): 233.6 ·
-//     480, 312
-//   - new window, URL in `createTarget`: 182.0 · 417, 307
-//   - tab in the window, about:blank, `Navigate` action: 136.7 · 321, 232
-//   - tab in the window, about:blank, `Page.navigate` + load (`Open`): 116.3 ·
-//     180, 224
-//   - tab in the window, URL in `createTarget`: 106.2 · 173, 161
-//   - prewarmed blank tab, `Tab.Load` only (`runner.Tabs.Open` with the pool):
-//     50.1 · 62, 64
+// A window costs more than a tab, so a launched headless browser keeps
+// one blank window created ahead, attached but not listed (`spare.go`);
+// `Open` lists it and `Tab.Load`s the URL (`Page.navigate` and the load
+// event; no checked action, since there was nothing on the page), and the
+// next window is created once that page has loaded. `BenchmarkOpenTab` (a
+// local page until its load; medians of two runs at load ≈ 20; at load
+// ≈ 5, `Open` 65.8–69.4 against the old `Open`'s 127.6–183.7, back to back
+// 195.1–214.0, a new window 201.6–231.8, prewarmed 70.7–89.8):
+//
+//   - new window, about:blank, `Navigate` action: 316.6, 310.6
+//   - new window, URL in `createTarget`: 239.2, 254.9
+//   - new window, about:blank, `Page.navigate` + load: 300.6, 274.7
+//   - the window created ahead, `Page.navigate` + load (`Open`): 86.3, 92.4;
+//     back to back, the next window not yet made: 295.8, 272.6
+//   - tab in an existing window, about:blank, `Navigate` action: 197.4, 236.7
+//   - tab in an existing window, about:blank, `Page.navigate` + load (the
+//     old `Open`): 220.0, 209.1
+//   - tab in an existing window, URL in `createTarget`: 217.0, 192.9
+//   - prewarmed blank tab, `Tab.Load` only (`runner.Tabs.Open` with the
+//     pool): 195.9, 138.8
 //
 // The URL in `createTarget` saves ~10 ms more, but the page then loads (and
 // creates its cross-site iframes) before the tab is attached and emulated:
@@ -248,7 +270,9 @@
 //     `remote.go`: `CheckEndpoint`, `ResolveEndpoint`, `ConnectEndpoint`,
 //     `EndpointName`, `Browser.Version`.
 //   - `browser.go`: `Browser` — `Launch`, `Start`, `Connect`, death,
-//     `Relaunch`, `Close`, adopting tabs and popups, `Open`. `tabs.go`:
+//     `Relaunch`, `Close`, adopting tabs and popups, `Open`. `spare.go`:
+//     why each tab `Open` makes has a window of its own, and the window
+//     created ahead of the next `Open`. `tabs.go`:
 //     `TabInfo`, tab events and their coalescing subscriber, the listing,
 //     `Tab.Load`.
 //   - `tab.go`: `Tab` — attach, CDP events, frames (out-of-process iframes

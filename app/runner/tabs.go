@@ -92,12 +92,14 @@ func (p *Tabs) Prewarm(ctx context.Context, n int) error {
 	return errors.Join(errs...)
 }
 
-// Open opens a tab at url leased to owner. A prewarmed blank tab is
-// leased before it navigates, so no one else can act in it even while it
-// loads; the load goes on after Open returns, and the tab's first use
-// waits for it. Without one, browser.Open opens a tab in the existing
-// window and loads the URL there before returning, the cheapest route that
-// keeps cross-site frames driveable (package browser's doc, "Opening a tab").
+// Open opens a tab at url leased to owner, in a window of its own (so a
+// page another agent's tab opens never leaves it undrawn behind a new
+// tab). A prewarmed blank tab is leased before it navigates, so no one
+// else can act in it even while it loads; the load goes on after Open
+// returns, and the tab's first use waits for it. Without one, browser.Open
+// opens the tab (in the window the browser created ahead, when ready) and
+// loads the URL there before returning (package browser's doc, "Opening a
+// tab").
 func (p *Tabs) Open(ctx context.Context, owner, url string) (agents.Tab, error) {
 	t, err := p.OpenTab(ctx, owner, url)
 	if err != nil {
@@ -140,8 +142,8 @@ func (p *Tabs) OpenTab(ctx context.Context, owner, url string) (*Tab, error) {
 	return at, nil
 }
 
-// open opens a new tab, leased to nobody: in the least-loaded remote
-// browser when the provider has a pool, else in b.
+// NewTab opens a new tab, leased to nobody, in a window of its own: in
+// the least-loaded remote browser when the provider has a pool, else in b.
 func (p *Tabs) NewTab(ctx context.Context, url string) (*browser.Tab, error) {
 	if p.remote != nil {
 		return p.remote.Open(ctx, url)
