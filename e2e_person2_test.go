@@ -1,16 +1,27 @@
 package main
 
 import (
+	"fmt"
 	"image"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"vroom/app/config"
+	"vroom/internal/modeltest"
+	"vroom/internal/testenv"
+	"vroom/internal/testkit"
 )
 
-// The person's browser as Chrome keeps it between pages: a page zoom set
-// on a site is the site's, kept in Settings, for its next tabs.
+// The person's browser as Chrome keeps it between pages (a page zoom set
+// on a site is the site's, kept in Settings, for its next tabs) and in a
+// cross-site frame (its select and context menu are drawn by Vroom as the
+// top page's are).
 
 // configDir is the settings folder the app was started with.
 func (d *desktopApp) configDir(t *testing.T) string {
@@ -81,4 +92,95 @@ func TestWindowZoomKept(t *testing.T) {
 	d.xdo(t, "key", "Return")
 	site.waitLoads(t, "the other host in the zoomed tab", "typed", 1)
 	site.laidOutAt(t, "the other host back at 100%", "typed", zoomed(1))
+}
+
+// frameSite serves, on 127.0.0.1, a dark page holding at (40, 40) an
+// iframe of another site (localhost, the same server: its own process):
+// a green select whose changes the frame's page posts to the site with
+// its host, and a yellow link to /linked.
+type frameSite struct {
+	*httptest.Server
+	mu     sync.Mutex
+	chose  []string
+	linked int
+}
+
+func newFrameSite(t *testing.T) *frameSite {
+	s := &frameSite{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /top", func(w http.ResponseWriter, r *http.Request) {
+		inner := strings.Replace(s.URL, "127.0.0.1", "localhost", 1) + "/inner"
+		fmt.Fprintf(w, `<!doctype html><title>Framed</title><body style="margin:0;background:#263238">
+<iframe src="%s" style="position:absolute;left:40px;top:40px;width:600px;height:400px;border:0"></iframe>`, inner)
+	})
+	mux.HandleFunc("GET /inner", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><body style="margin:0;background:#263238;font:22px sans-serif">
+<select id=s style="position:absolute;left:20px;top:20px;width:360px;height:48px;font-size:22px;border:none;background:#00c853;color:#000"><option>one<option>two<option>three<option>four<option>five</select>
+<a id=a href="/linked" style="position:absolute;left:20px;top:160px;display:block;width:320px;height:60px;background:#ffeb3b">the frame's link</a>
+<script>s.onchange=()=>fetch('/chose?v='+s.value,{method:'POST'})</script>`)
+	})
+	mux.HandleFunc("POST /chose", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.chose = append(s.chose, r.Host+" "+r.URL.Query().Get("v"))
+		s.mu.Unlock()
+	})
+	mux.HandleFunc("GET /linked", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.linked++
+		s.mu.Unlock()
+		fmt.Fprint(w, `<!doctype html><title>Linked</title>linked`)
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *frameSite) lastChoice() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.chose) == 0 {
+		return ""
+	}
+	return s.chose[len(s.chose)-1]
+}
+
+func (s *frameSite) linkLoads() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.linked
+}
+
+// A select in a cross-site iframe of the person's tab opens Vroom's list
+// under it, where it is in the page; the fourth option clicked reaches the
+// frame's page. A right-click on the frame's link opens the context menu
+// at the pointer, whose "Open link in new tab" loads the link.
+func TestWindowCrossSiteFrame(t *testing.T) {
+	testenv.NeedDisplay(t)
+	site := newFrameSite(t)
+	d := startWindowApp(t, modeltest.New(t))
+	openInView(t, d, site.URL+"/top")
+	img := d.await(t, "the frame's select and link shown", func(img image.Image) bool {
+		return region(img, formGreen).Dx() > 150 && region(img, navYellow).Dx() > 150
+	})
+	sel, link := region(img, formGreen), region(img, navYellow)
+	d.clickAt(t, image.Pt((sel.Min.X+sel.Max.X)/2, (sel.Min.Y+sel.Max.Y)/2))
+	img = d.await(t, "the frame's select list under it", func(img image.Image) bool {
+		b := region(img, pickerBlue)
+		return b.Dy() >= pickerRow-4 && b.Min.Y >= sel.Max.Y-2 && b.Min.Y <= sel.Max.Y+6 && b.Min.X >= sel.Min.X-8 && b.Dx() >= sel.Dx()-8
+	})
+	save(t, screenshotDir(t), "desktop-frame-select", img)
+	first := region(img, pickerBlue)
+	d.clickAt(t, image.Pt(first.Min.X+40, first.Min.Y+3*pickerRow+pickerRow/2))
+	testkit.WaitFor(t, 15*time.Second, "the frame's page seeing the fourth option", func() bool { return strings.HasSuffix(site.lastChoice(), " four") })
+	if c := site.lastChoice(); !strings.HasPrefix(c, "localhost:") {
+		t.Errorf("the choice was reported as %q, not by the localhost frame", c)
+	}
+
+	at := image.Pt(link.Min.X+40, (link.Min.Y+link.Max.Y)/2)
+	item := image.Pt(at.X+60, at.Y+1+4+14)
+	blank := func(i int) image.Point { return image.Pt(at.X+205, at.Y+1+4+14+28*i) }
+	d.xdo(t, "mousemove", "--window", d.window, strconv.Itoa(at.X), strconv.Itoa(at.Y), "click", "3")
+	d.await(t, "the context menu at the pointer", func(img image.Image) bool { return isWhite(img, blank(0)) && isWhite(img, blank(1)) })
+	d.clickAt(t, item)
+	testkit.WaitFor(t, 15*time.Second, "the frame's link opened in a new tab", func() bool { return site.linkLoads() == 1 })
 }
