@@ -111,13 +111,16 @@ func newFrameSite(t *testing.T) *frameSite {
 	mux.HandleFunc("GET /top", func(w http.ResponseWriter, r *http.Request) {
 		inner := strings.Replace(s.URL, "127.0.0.1", "localhost", 1) + "/inner"
 		fmt.Fprintf(w, `<!doctype html><title>Framed</title><body style="margin:0;background:#263238">
-<iframe src="%s" style="position:absolute;left:40px;top:40px;width:600px;height:400px;border:0"></iframe>`, inner)
+<iframe src="%s" allow="geolocation" style="position:absolute;left:40px;top:40px;width:600px;height:400px;border:0"></iframe>`, inner)
 	})
 	mux.HandleFunc("GET /inner", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><body style="margin:0;background:#263238;font:22px sans-serif">
 <select id=s style="position:absolute;left:20px;top:20px;width:360px;height:48px;font-size:22px;border:none;background:#00c853;color:#000"><option>one<option>two<option>three<option>four<option>five</select>
 <a id=a href="/linked" style="position:absolute;left:20px;top:160px;display:block;width:320px;height:60px;background:#ffeb3b">the frame's link</a>
-<script>s.onchange=()=>fetch('/chose?v='+s.value,{method:'POST'})</script>`)
+<button id=g style="position:absolute;left:20px;top:280px;width:320px;height:60px;border:0;background:#ff9800">where am I?</button>
+<script>s.onchange=()=>fetch('/chose?v='+s.value,{method:'POST'})
+g.onclick=()=>navigator.geolocation.getCurrentPosition(()=>geo(),()=>geo(),{timeout:1000})
+const geo=async()=>fetch('/chose?v=geo-'+(await navigator.permissions.query({name:'geolocation'})).state,{method:'POST'})</script>`)
 	})
 	mux.HandleFunc("POST /chose", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -153,7 +156,9 @@ func (s *frameSite) linkLoads() int {
 // A select in a cross-site iframe of the person's tab opens Vroom's list
 // under it, where it is in the page; the fourth option clicked reaches the
 // frame's page. A right-click on the frame's link opens the context menu
-// at the pointer, whose "Open link in new tab" loads the link.
+// at the pointer, whose "Open link in new tab" loads the link. The frame
+// asking for the location raises the permission sheet; allowed, the
+// frame's page is granted it.
 func TestWindowCrossSiteFrame(t *testing.T) {
 	testenv.NeedDisplay(t)
 	site := newFrameSite(t)
@@ -183,4 +188,12 @@ func TestWindowCrossSiteFrame(t *testing.T) {
 	d.await(t, "the context menu at the pointer", func(img image.Image) bool { return isWhite(img, blank(0)) && isWhite(img, blank(1)) })
 	d.clickAt(t, item)
 	testkit.WaitFor(t, 15*time.Second, "the frame's link opened in a new tab", func() bool { return site.linkLoads() == 1 })
+
+	// The new tab opened in the background: the framed page is still shown.
+	img = d.await(t, "the frame's location button", func(img image.Image) bool { return region(img, askOrange).Dx() > 150 })
+	d.clickAt(t, centre(region(img, askOrange)))
+	save(t, screenshotDir(t), "desktop-frame-permission", d.awaitSheet(t))
+	// Enter is "Allow while visiting the site".
+	d.xdo(t, "key", "Return")
+	testkit.WaitFor(t, 15*time.Second, "the frame's page granted the location", func() bool { return strings.HasSuffix(site.lastChoice(), " geo-granted") })
 }
