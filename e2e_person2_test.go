@@ -5,6 +5,7 @@ import (
 	"image"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -74,6 +75,10 @@ func TestWindowZoomKept(t *testing.T) {
 	site.waitLoads(t, "the zoomed site opened again", "opened", 1)
 	site.laidOutAt(t, "the zoomed site at 110% in its new tab", "opened", zoomed(1.1))
 
+	// A window of ratio 1: the browser's surfaces are not drawn larger.
+	if got := d.surfaceScales(); len(got) != 0 {
+		t.Errorf("at ratio 1 the desktop's Chromium draws its surfaces at %v", got)
+	}
 	st, err := config.Store{Path: filepath.Join(d.configDir(t), "settings.json")}.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -196,4 +201,47 @@ func TestWindowCrossSiteFrame(t *testing.T) {
 	// Enter is "Allow while visiting the site".
 	d.xdo(t, "key", "Return")
 	testkit.WaitFor(t, 15*time.Second, "the frame's page granted the location", func() bool { return strings.HasSuffix(site.lastChoice(), " geo-granted") })
+}
+
+// surfaceScales are the --force-device-scale-factor values of the
+// processes in the app's session (its Chromium's).
+func (d *desktopApp) surfaceScales() []string {
+	var out []string
+	for _, p := range sessionProcesses(d.cmd.Process.Pid) {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", strings.Fields(p)[0], "cmdline"))
+		if err != nil {
+			continue // the process ended meanwhile
+		}
+		// Chromium rewrites its command line as one string of words.
+		for _, arg := range strings.FieldsFunc(string(cmdline), func(r rune) bool { return r == 0 || r == ' ' }) {
+			if v, ok := strings.CutPrefix(arg, "--force-device-scale-factor="); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// On a screen of device pixel ratio 2 (GDK_SCALE=2) the person's tab is
+// laid out at ratio 2, and the desktop's Chromium draws its surfaces at
+// 2, so the frames carry the view's device pixels (BenchmarkClickToPaint's
+// follow-ratio-2); at ratio 1 it draws them at 1, at no cost.
+func TestWindowHiDPI(t *testing.T) {
+	testenv.NeedDisplay(t)
+	t.Setenv("GDK_SCALE", "2")
+	site := newNavSite(t)
+	d := startWindowApp(t, modeltest.New(t))
+	testkit.WaitFor(t, 30*time.Second, "the browser ready", func() bool { return strings.Contains(d.logs.String(), "browser ready") })
+	// The window at ratio 2 is larger than the screen: brought onto it,
+	// 640x400 CSS pixels. X's pixels are device pixels: the omnibox's
+	// left part is at 300, 22 CSS pixels.
+	d.xdo(t, "windowmove", d.window, "0", "0")
+	d.xdo(t, "windowsize", d.window, "1280", "800")
+	d.typeIn(t, image.Pt(600, 44), site.URL+"/page/start")
+	d.xdo(t, "key", "Return")
+	site.waitLoads(t, "the start page", "start", 1)
+	site.laidOutAt(t, "the start page laid out at ratio 2", "start", zoomed(2))
+	if got := d.surfaceScales(); len(got) == 0 || got[0] != "2" {
+		t.Errorf("the desktop's Chromium draws its surfaces at %v, want 2", got)
+	}
 }

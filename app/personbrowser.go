@@ -70,5 +70,6 @@ func (a *App) screenScale() float64 {
 	if on != nil && on.Size.Width > 0 {
 		scale = max(1, float64(on.PhysicalSize.Width)/float64(on.Size.Width))
 	}
+	a.log.Info("the browser's surfaces at the screen's pixel ratio", "ratio", scale)
 	return scale
 }
