@@ -363,7 +363,7 @@ func (e *executor) guard(ctx context.Context) func() {
 		}
 		w.begin()
 		defer w.end()
-		err := e.r.gate.request(ctx, e.name, w.secrets(), r)
+		err := e.r.gate.request(ctx, e.name, w.secrets(ctx), r)
 		if err != nil {
 			e.refusedRequest(r, err)
 			w.refused(err, r.Script || r.Subframe)

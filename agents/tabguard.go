@@ -53,7 +53,7 @@ func (g *TabGuard) Resume(ctx context.Context, t Tab) error {
 	stop, err := gt.Guard(ctx, func(ctx context.Context, r Request) error {
 		w.begin()
 		defer w.end()
-		err := g.gate.request(ctx, g.agent, w.secrets(), r)
+		err := g.gate.request(ctx, g.agent, w.secrets(ctx), r)
 		if err != nil {
 			w.refused(err, r.Script || r.Subframe)
 		}

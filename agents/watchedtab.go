@@ -19,6 +19,7 @@ type watchedTab struct {
 
 	mu       sync.Mutex
 	extra    []Secret      // the tab's secrets, read before the last action
+	reading  chan struct{} // closed when the read of extra begun before the current action ends
 	checking int           // guard checks in progress
 	idle     chan struct{} // closed when checking drops to 0
 	last     string        // the refusal during the current action
@@ -57,31 +58,58 @@ func (w *watchedTab) settled(ctx context.Context) {
 	}
 }
 
-// secrets returns the tab's secrets as read before the current action.
-func (w *watchedTab) secrets() []Secret {
+// secrets returns the tab's secrets as read before the current action,
+// waiting for that read while it is under way (or ctx's end).
+func (w *watchedTab) secrets(ctx context.Context) []Secret {
+	w.mu.Lock()
+	reading := w.reading
+	w.mu.Unlock()
+	if reading != nil {
+		select {
+		case <-reading:
+		case <-ctx.Done():
+		}
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.extra
 }
 
-// readSecrets reads the tab's cookies and masked values before an action
-// that may send a request. Best effort: a tab that cannot say still has
-// what the run saw checked.
-func (w *watchedTab) readSecrets(ctx context.Context, a Action) {
+// readSecrets starts reading the tab's cookies and masked values for an
+// action that may send a request, and returns a func that waits for the
+// read to end. The read runs beside the action rather than before it: a
+// request the action causes is held until the read is done (secrets), and
+// while it is held the page that sent it is still there to be read, a
+// navigation included (its document stays until the response commits).
+// The action itself does not wait. Best effort: a tab that cannot say
+// still has what the run saw checked.
+func (w *watchedTab) readSecrets(ctx context.Context, a Action) (wait func()) {
 	if w.guarded == nil || a.Kind == ActScroll || a.Kind == ActNavigate || a.Kind == ActDialog {
 		// A dialog blocks the page, so reading it would wait out the
 		// call's deadline; what it held is what was read before the
 		// action that raised the dialog, which is kept.
-		return
+		return func() {}
 	}
 	w.allowSockets(ctx)
-	ss, err := w.guarded.Secrets(ctx, w.sites())
-	if err != nil {
-		return
-	}
+	done := make(chan struct{})
 	w.mu.Lock()
-	w.extra = ss
+	w.reading = done
 	w.mu.Unlock()
+	sites := w.sites()
+	// Not the action's context: an action ended early must not leave the
+	// next one's checks with a half-read page. Secrets bounds itself.
+	rctx := context.WithoutCancel(ctx)
+	go func() {
+		defer close(done)
+		ss, err := w.guarded.Secrets(rctx, sites)
+		if err != nil {
+			return
+		}
+		w.mu.Lock()
+		w.extra = ss
+		w.mu.Unlock()
+	}()
+	return func() { <-done }
 }
 
 func (w *watchedTab) refused(err error, script bool) {
@@ -128,7 +156,8 @@ func (w *watchedTab) act(ctx context.Context, a Action) (Outcome, string, error)
 		}
 		w.seen.typed(a.Text, sens)
 	}
-	w.readSecrets(ctx, a)
+	read := w.readSecrets(ctx, a)
+	defer read()
 	w.mu.Lock()
 	w.last = ""
 	w.mu.Unlock()

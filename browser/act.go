@@ -129,13 +129,15 @@ func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 
 // actSteps is act's sequence.
 func (t *Tab) actSteps(ctx context.Context, s *step, start time.Time) (*Result, error) {
-	if err := t.resolve(ctx, s); err != nil {
-		return nil, err
-	}
 	// Subscribed before the input, so a navigation it causes is not missed.
 	ev := t.subscribeNav()
 	defer ev.stop()
-	if err := t.takeBefore(ctx, s); err != nil {
+	if s.a.navigates() {
+		// Leaving the document needs nothing of it: not its world (whose
+		// making is the walker's whole cost on a page never looked at),
+		// and no state to compare, since the verdict is where it went.
+		s.before.URL = t.Info().URL
+	} else if err := t.resolveBefore(ctx, s); err != nil {
 		return nil, err
 	}
 	if err := t.perform(ctx, s); err != nil {
@@ -163,6 +165,15 @@ func (t *Tab) finish(ctx context.Context, s *step, ev *navEvents, start time.Tim
 		return s.r, fmt.Errorf("%w: %s", ErrCondition, condString(a.Until))
 	}
 	return s.r, nil
+}
+
+// resolveBefore finds where the action acts and takes the page's state
+// before its input.
+func (t *Tab) resolveBefore(ctx context.Context, s *step) error {
+	if err := t.resolve(ctx, s); err != nil {
+		return err
+	}
+	return t.takeBefore(ctx, s)
 }
 
 // resolve finds the world the action's ref lives in, or the top frame's

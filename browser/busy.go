@@ -20,11 +20,14 @@ import (
 // about 2.6 s. A navigation the guard holds (a person deciding) stops the
 // page's frames as well, and so does a dialog or a password prompt held
 // for the holder (block.go): probes then count as answered, since the page
-// is waiting for someone, not busy.
+// is waiting for someone, not busy. A document still loading is given
+// busyLoading: building a big page in one long script, on a slow or busy
+// machine, is a page at work, not a stuck one.
 const (
 	busyAfter    = time.Second
 	probeTimeout = 800 * time.Millisecond
 	busyStrikes  = 2
+	busyLoading  = 10 * time.Second
 )
 
 // BusyError is a call the page could not answer because its script is
@@ -59,7 +62,7 @@ func (t *Tab) watchBusy(ctx context.Context, cancel context.CancelCauseFunc) {
 			timer.Reset(busyAfter) // it answers: look again in a while
 			continue
 		}
-		if strikes++; strikes >= busyStrikes {
+		if strikes++; strikes >= busyStrikes && (!t.Info().Loading || time.Since(began) >= busyLoading) {
 			t.busy.Store(true)
 			cancel(&BusyError{After: time.Since(began)})
 			return

@@ -54,6 +54,27 @@ func TestBusyPageSaidWithinSeconds(t *testing.T) {
 	}
 }
 
+// A page still loading is at work, not stuck: one long script building
+// it (3.5 s, more than a loaded page is given) ends in a page to act on,
+// not in a busy error.
+func TestLongLoadIsNotStuck(t *testing.T) {
+	t.Parallel()
+	tab := openTab(t, "/form.html")
+	ctx := tctx(t)
+	r, err := tab.Navigate(ctx, site.URL+"/slowbuild.html")
+	if err != nil {
+		t.Fatalf("navigate to a page that builds itself for 3.5 s: %v", err)
+	}
+	if !r.Navigated {
+		t.Fatalf("navigate: %+v", r)
+	}
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	find(t, o, "button", "Built")
+}
+
 // A page that redirects itself in a loop gives calls in words a model can
 // read, never a raw protocol error with its code.
 func TestRedirectLoopInWords(t *testing.T) {

@@ -13,7 +13,9 @@ import (
 // headings and text are the whole view's, which the model already has.
 func (o *Observation) Compact() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "page v%d %q %s\n", o.Version, clipText(o.Title, 80), o.URL)
+	// The version is the structured result's: no tool takes it, so the
+	// model would only read it.
+	fmt.Fprintf(&sb, "page %q %s\n", clipText(o.Title, 80), o.URL)
 	switch {
 	case o.DialogRef != "":
 		fmt.Fprintf(&sb, "dialog %s %q (its controls first)\n", o.DialogRef, o.Dialog)
@@ -33,19 +35,7 @@ func (o *Observation) Compact() string {
 		sb.WriteByte('\n')
 	}
 	listed := o.listed()
-	fmt.Fprintf(&sb, "controls %d", len(listed))
-	if o.Candidates > len(listed) {
-		fmt.Fprintf(&sb, " of %d candidates", o.Candidates)
-	}
-	// Controls blocked behind a modal are counted, not listed: the line
-	// above says why, and no search would make them usable.
-	if o.Truncated && o.Candidates-o.Blocked > len(listed) {
-		sb.WriteString(" (more exist: call observe with query or roles)")
-	}
-	if o.Unobserved > 0 {
-		fmt.Fprintf(&sb, "; %d frames not observed", o.Unobserved)
-	}
-	sb.WriteByte('\n')
+	o.writeCount(&sb, len(listed))
 	// Controls outside the viewport come last, under one header, instead
 	// of a flag on every line.
 	split := len(listed)
@@ -72,6 +62,33 @@ func (o *Observation) Compact() string {
 		}
 	}
 	return sb.String()
+}
+
+// writeCount writes the controls line, when it says more than the list
+// below it: that the page has more than are listed, frames that were not
+// looked into, or no controls at all.
+func (o *Observation) writeCount(sb *strings.Builder, listed int) {
+	more := o.Candidates > listed
+	if !more && o.Unobserved == 0 && listed > 0 {
+		return
+	}
+	if listed == 0 && !more {
+		sb.WriteString("no controls")
+	} else {
+		fmt.Fprintf(sb, "controls %d", listed)
+	}
+	if more {
+		fmt.Fprintf(sb, " of %d candidates", o.Candidates)
+	}
+	// Controls blocked behind a modal are counted, not listed: the line
+	// above says why, and no search would make them usable.
+	if o.Truncated && o.Candidates-o.Blocked > listed {
+		sb.WriteString(" (more exist: call observe with query or roles)")
+	}
+	if o.Unobserved > 0 {
+		fmt.Fprintf(sb, "; %d frames not observed", o.Unobserved)
+	}
+	sb.WriteByte('\n')
 }
 
 // headingsBeyondText returns the headings the text part does not show

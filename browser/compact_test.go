@@ -86,3 +86,26 @@ func TestSpliceFrames(t *testing.T) {
 		t.Errorf("clipChars: %q, %d", s, n)
 	}
 }
+
+// TestDiffFocusMoved: a control whose only change is the focus it lost to
+// another listed control is left out of the diff's text (the one that
+// took it says [focused]), and counted out of the header; alone, losing
+// the focus is still said.
+func TestDiffFocusMoved(t *testing.T) {
+	t.Parallel()
+	name := Control{Ref: "e1", Role: "textbox", Name: "Name", Value: "Ada", InView: true, Focused: true}
+	country := Control{Ref: "e2", Role: "combobox", Name: "Country", Value: "Argentina", InView: true}
+	base := &baseline{controls: map[string]Control{"e1": name, "e2": country}, order: []string{"e1", "e2"}}
+	blurred, chosen := name, country
+	blurred.Focused = false
+	chosen.Value, chosen.Focused = "Brazil", true
+	d := diffObs(&Diff{Compared: 2, Candidates: 2}, base, &Observation{Controls: []Control{blurred, chosen}})
+	got := d.Compact()
+	if len(d.Changed) != 2 || strings.Contains(got, "e1") || !strings.Contains(got, "changes: 1 changed\n~ e2 combobox") {
+		t.Errorf("focus moved to the select:\n%s", got)
+	}
+	d = diffObs(&Diff{Compared: 2, Candidates: 2}, base, &Observation{Controls: []Control{blurred, country}})
+	if got := d.Compact(); !strings.Contains(got, "changes: 1 changed\n~ e1 textbox") {
+		t.Errorf("focus lost to nothing listed:\n%s", got)
+	}
+}

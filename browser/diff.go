@@ -43,6 +43,10 @@ type Diff struct {
 	Compared   int  `json:"compared"`
 	Candidates int  `json:"candidates"`
 	Truncated  bool `json:"truncated"`
+	// blurred are the refs of Changed whose only change is the focus
+	// they lost: the text leaves them out when another control took it,
+	// which that control's own line shows.
+	blurred []string
 }
 
 // Empty reports whether nothing changed in the compared view.
@@ -101,6 +105,11 @@ func diffObs(d *Diff, base *baseline, obs *Observation) *Diff {
 			d.Added = append(d.Added, c)
 		case !sameControl(old, c):
 			d.Changed = append(d.Changed, c)
+			if lost := old; lost.Focused && !c.Focused {
+				if lost.Focused = false; sameControl(lost, c) {
+					d.blurred = append(d.blurred, c.Ref)
+				}
+			}
 		}
 	}
 	behind := make(map[string]bool, len(obs.behind))
@@ -161,21 +170,62 @@ func sameControl(a, b Control) bool {
 		a.Focused == b.Focused && a.InDialog == b.InDialog && slices.Equal(a.Options, b.Options)
 }
 
+// writeHeader writes the diff's first line: the counts that are not
+// zero, and how much of the page was compared when not all of it was (or
+// when nothing changed, so the model knows how far it looked).
+func (d *Diff) writeHeader(sb *strings.Builder) {
+	sb.WriteString("changes:")
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{len(d.Added), "added"}, {d.shownChanged(), "changed"}, {len(d.Removed), "removed"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	if len(parts) > 0 {
+		sb.WriteString(" " + strings.Join(parts, ", "))
+	}
+	if d.Empty() {
+		sb.WriteString(" nothing changed in this view")
+	}
+	if d.Empty() || d.Compared < d.Candidates {
+		fmt.Fprintf(sb, "; compared %d of %d candidates", d.Compared, d.Candidates)
+	}
+	if d.Empty() && d.Truncated {
+		sb.WriteString(" (the page has more; widen the query to look elsewhere)")
+	}
+	sb.WriteByte('\n')
+}
+
+// shownChanged counts the changed controls the text lists.
+func (d *Diff) shownChanged() int {
+	if d.focusMoved() {
+		return len(d.Changed) - len(d.blurred)
+	}
+	return len(d.Changed)
+}
+
+// focusMoved reports whether a control the diff lists took the focus.
+func (d *Diff) focusMoved() bool {
+	for _, cs := range [][]Control{d.Added, d.Changed} {
+		for _, c := range cs {
+			if c.Focused {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Compact is the text form of a diff; a full observation is rendered whole.
 func (d *Diff) Compact() string {
 	if d.Full != nil {
 		return fmt.Sprintf("full observation (%s)\n%s", d.Reason, d.Full.Compact())
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "changes v%d→v%d: %d added, %d changed, %d removed; compared %d of %d candidates",
-		d.Since, d.Version, len(d.Added), len(d.Changed), len(d.Removed), d.Compared, d.Candidates)
-	if d.Empty() {
-		sb.WriteString(" — nothing changed in this view")
-		if d.Truncated {
-			sb.WriteString(" (the page has more; widen the query to look elsewhere)")
-		}
-	}
-	sb.WriteByte('\n')
+	d.writeHeader(&sb)
 	if d.URL != "" {
 		fmt.Fprintf(&sb, "url %s\n", d.URL)
 	}
@@ -190,7 +240,11 @@ func (d *Diff) Compact() string {
 		}
 	}
 	writeControls(&sb, "+ ", d.Added)
+	quiet := d.focusMoved()
 	for i := range d.Changed {
+		if quiet && slices.Contains(d.blurred, d.Changed[i].Ref) {
+			continue
+		}
 		sb.WriteString("~ ")
 		writeControl(&sb, &d.Changed[i])
 		sb.WriteByte('\n')

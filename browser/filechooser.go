@@ -209,6 +209,9 @@ func (t *Tab) upload(ctx context.Context, s *step) error {
 		return t.answerChooser(ctx, s)
 	}
 	w, a := s.w, s.a
+	if err := boot(ctx, w); err != nil {
+		return err
+	}
 	res, err := cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: fmt.Sprintf("__vroom.fileInputOf(%q)", a.Ref), ContextID: w.ctxID, Silent: new(true),
 	})

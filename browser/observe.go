@@ -514,6 +514,9 @@ func (t *Tab) ownerBox(ctx context.Context, f *cdp.Frame, fs []*cdp.Frame, withi
 	if err != nil {
 		return frameBox{}, err
 	}
+	if err := boot(ctx, pw); err != nil {
+		return frameBox{}, err
+	}
 	res, err := cdp.Call(ctx, pw.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: "function(w, id){ return __vroom.frameBox(this, w, id) }", ObjectID: obj.Object.ObjectID, ReturnByValue: new(true),
 		Arguments: []*runtime.CallArgument{{Value: arg}, {Value: id}},

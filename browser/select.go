@@ -17,11 +17,17 @@ func (t *Tab) selectOption(ctx context.Context, s *step) error {
 		Custom   bool     `json:"custom"`
 		Expanded *string  `json:"expanded"`
 		Options  []string `json:"options"`
+		// FP is the page's state before the choice, taken in the same
+		// call (takeBefore leaves it to this one).
+		FP *fingerprint `json:"fp"`
 	}
 	// Native selects render their popup outside the page, so the value is
 	// set in the page (as Puppeteer does), with input and change events.
-	if err := t.call(ctx, s.w, "selectNative", &res, s.a.Ref, s.a.Option); err != nil {
+	if err := t.call(ctx, s.w, "selectNative", &res, s.a.Ref, s.a.Option, true); err != nil {
 		return err
+	}
+	if res.FP != nil {
+		s.before = *res.FP
 	}
 	if res.Err != "" {
 		if res.Err == "no option" {

@@ -35,6 +35,8 @@ type settled struct {
 	navigated  bool
 	hung       bool
 	navPending bool
+	// loaded is the URL of the document the wait for a load ended in.
+	loaded string
 }
 
 // navEvents are the page events an action's settle follows, subscribed
@@ -301,17 +303,23 @@ func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) erro
 }
 
 // settlesFast reports whether the action may settle as soon as the page
-// has run what the input started (settle.js): a click, a key or a choice
-// in the top frame, whose effect is the page's own. An action in a frame
+// has run what the input started (settle.js): a click, a key, a choice or
+// typing (without the Enter that submits) in the top frame, whose effect
+// is the page's own. An action in a frame
 // is judged in the page around it too, which hears of it only by a
 // message across processes; click_at compares the screen, which needs
 // the frame painted.
 func (t *Tab) settlesFast(s *step) bool {
 	switch s.a.Kind {
 	case ActClick, ActPress, ActSelect:
-		return s.top == nil && !s.frameGone && s.w.sess == t.target() && string(s.w.frame) == t.id
+	case ActType:
+		if s.a.Submit {
+			return false
+		}
+	default:
+		return false
 	}
-	return false
+	return s.top == nil && !s.frameGone && s.w.sess == t.target() && string(s.w.frame) == t.id
 }
 
 // settleLoad waits for the new document's load event or the deadline,
@@ -325,11 +333,12 @@ func (t *Tab) settleLoad(ctx, wait context.Context, s *step, st *settled, load <
 			return context.Cause(wait)
 		}
 	}
-	w, _, err := t.mainWorld(ctx)
+	w, f, err := t.mainWorld(ctx)
 	if err != nil {
 		return err
 	}
 	s.w = w
+	st.loaded = f.URL + f.URLFragment
 	st.Settled = true
 	if s.a.Until == nil {
 		return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/overlay"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -94,6 +95,11 @@ type world struct {
 	loader cdp.LoaderID
 	ctxID  runtime.ExecutionContextID
 	sess   *chromedp.Target // the main target, or an out-of-process iframe's
+
+	// booted is set once the walker runs in the world. It is sent with
+	// the world's first call, not on its own: one round trip fewer for
+	// every document and frame.
+	booted atomic.Bool
 }
 
 // refLoc remembers which document a ref was handed out in, so a ref from
@@ -163,6 +169,35 @@ func (t *Tab) crashed(err error) {
 
 func (t *Tab) target() *chromedp.Target { return chromedp.FromContext(t.ctx).Target }
 
+// emulate sets how the tab presents itself to its pages and takes input:
+// its size, focus, scrollbars and unbuffered input.
+func (t *Tab) emulate(ctx context.Context, tg *chromedp.Target) error {
+	if _, err := cdp.Call(ctx, tg, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: int64(t.b.opts.Width), Height: int64(t.b.opts.Height), DeviceScaleFactor: t.b.opts.Scale,
+	}); err != nil {
+		return err
+	}
+	// Every tab behaves as the focused one: agents work in many at once,
+	// and a page that thinks it lost focus may close menus or pause.
+	if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		return err
+	}
+	// No scrollbars take a strip of an agent's viewport or screenshots;
+	// a person's tab shows them while a view serves it (ServePerson).
+	if _, err := cdp.Call(ctx, tg, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: true}); err != nil {
+		return err
+	}
+	// With the overlay agent on, Blink hands mouse moves and wheel turns
+	// to the page at once instead of at its next animation frame (as it
+	// does for a debugger that must paint while stopped in a handler): a
+	// click's move to its target, which its hover check waits for, costs
+	// well under a millisecond rather than up to a frame.
+	if _, err := cdp.Call(ctx, tg, overlay.Enable, cdp.Empty{}); err != nil {
+		return fmt.Errorf("unbuffered input: %w", err)
+	}
+	return nil
+}
+
 func (t *Tab) attach(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- chromedp.Do(t.ctx) }()
@@ -178,19 +213,7 @@ func (t *Tab) attach(ctx context.Context) error {
 		return err
 	}
 	tg := t.target()
-	if _, err := cdp.Call(ctx, tg, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-		Width: int64(t.b.opts.Width), Height: int64(t.b.opts.Height), DeviceScaleFactor: t.b.opts.Scale,
-	}); err != nil {
-		return err
-	}
-	// Every tab behaves as the focused one: agents work in many at once,
-	// and a page that thinks it lost focus may close menus or pause.
-	if _, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
-		return err
-	}
-	// No scrollbars take a strip of an agent's viewport or screenshots;
-	// a person's tab shows them while a view serves it (ServePerson).
-	if _, err := cdp.Call(ctx, tg, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: true}); err != nil {
+	if err := t.emulate(ctx, tg); err != nil {
 		return err
 	}
 	if err := t.interceptChoosers(ctx, tg); err != nil {
@@ -481,9 +504,6 @@ func (t *Tab) world(ctx context.Context, f *cdp.Frame) (*world, error) {
 		return nil, err
 	}
 	w := &world{frame: f.ID, loader: f.LoaderID, ctxID: res.ExecutionContextID, sess: sess}
-	if err := t.evalIn(ctx, w, walkerJS, nil); err != nil {
-		return nil, err
-	}
 	t.worlds[f.ID] = w
 	return w, nil
 }
@@ -491,9 +511,18 @@ func (t *Tab) world(ctx context.Context, f *cdp.Frame) (*world, error) {
 // evalIn evaluates expr in the world, awaiting promises, and decodes the
 // JSON result into out (when non-nil).
 func (t *Tab) evalIn(ctx context.Context, w *world, expr string, out any) error {
+	boot := !w.booted.Load()
+	if boot {
+		// The walker returns at once where it already runs, so two first
+		// calls at the same time do no harm.
+		expr = walkerJS + ";\n" + expr
+	}
 	res, err := cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: expr, ContextID: w.ctxID, ReturnByValue: new(true), AwaitPromise: new(true), Silent: new(true),
 	})
+	if boot && err == nil && res.ExceptionDetails == nil {
+		w.booted.Store(true)
+	}
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot find context") {
 			delete(t.worlds, w.frame)
@@ -511,6 +540,24 @@ func (t *Tab) evalIn(ctx context.Context, w *world, expr string, out any) error 
 		return nil
 	}
 	return json.Unmarshal(res.Result.Value, out)
+}
+
+// boot runs the walker in w if no call has yet, for the few calls that
+// reach it other than through evalIn (a function called on an object,
+// a wait that must not forget the world).
+func boot(ctx context.Context, w *world) error {
+	if w.booted.Load() {
+		return nil
+	}
+	res, err := cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: walkerJS, ContextID: w.ctxID, Silent: new(true)})
+	if err != nil {
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		return fmt.Errorf("page script: %s", exceptionText(res.ExceptionDetails))
+	}
+	w.booted.Store(true)
+	return nil
 }
 
 // call invokes __vroom.fn(args...) in the world.

@@ -31,13 +31,15 @@ type fingerprint struct {
 
 // takeBefore records the page's state before the input. Pointer actions
 // take it in the same call that checks and scrolls the target (pointedAt),
-// so the scroll is not counted as their effect; the rest take it here.
+// so the scroll is not counted as their effect, and a choice in the call
+// that makes it; the rest take it here.
 func (t *Tab) takeBefore(ctx context.Context, s *step) error {
 	if err := t.takeTopBefore(ctx, s); err != nil {
 		return err
 	}
-	if !s.a.pointed() {
+	if !s.a.pointed() && s.a.Kind != ActSelect {
 		// true: the action's network window opens here, before the input.
+		// A select's own call takes it (selectOption).
 		if err := t.call(ctx, s.w, "fingerprint", &s.before, s.a.Ref, true); err != nil {
 			return err
 		}
@@ -73,18 +75,9 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 		addEffect(r, "a navigation started, not loaded yet")
 		return nil
 	}
-	var after fingerprint
-	if st.FP != nil && !st.navigated {
-		after = *st.FP
-	} else if err := t.call(ctx, s.w, "fingerprint", &after, refIfSame(s.a, st.navigated)); err != nil {
-		if !goneDocument(err) || s.top == nil || !t.frameLeft(ctx, s.w) {
-			return err
-		}
-		// The frame settled, then the page removed it.
-		s.frameGone = true
-		if err := t.call(ctx, s.top, "fingerprint", &after, "", false); err != nil {
-			return err
-		}
+	after, err := t.afterState(ctx, s, st)
+	if err != nil {
+		return err
 	}
 	r := s.r
 	r.URL, r.Settled, r.Pending = after.URL, st.Settled, st.Pending
@@ -142,6 +135,33 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 	}
 	r.Changed = len(r.Effects) > 0
 	return nil
+}
+
+// afterState is the page's state once the action settled, for the
+// verdict to compare with before.
+func (t *Tab) afterState(ctx context.Context, s *step, st settled) (fingerprint, error) {
+	var after fingerprint
+	switch {
+	case st.FP != nil && !st.navigated:
+		after = *st.FP
+	case st.navigated && st.loaded != "" && !s.counted:
+		// A new document: where it is is all the verdict compares.
+		after.URL = st.loaded
+	default:
+		err := t.call(ctx, s.w, "fingerprint", &after, refIfSame(s.a, st.navigated))
+		if err == nil {
+			break
+		}
+		if !goneDocument(err) || s.top == nil || !t.frameLeft(ctx, s.w) {
+			return after, err
+		}
+		// The frame settled, then the page removed it.
+		s.frameGone = true
+		if err := t.call(ctx, s.top, "fingerprint", &after, "", false); err != nil {
+			return after, err
+		}
+	}
+	return after, nil
 }
 
 // effects names what differs between two fingerprints of one document.

@@ -147,6 +147,9 @@ func (t *Tab) waitIn(ctx context.Context, w *world, cond map[string]any, left ti
 		return ans, err
 	}
 	// Not evalIn: it may forget a world, which needs t.op.
+	if err := boot(ctx, w); err != nil {
+		return ans, err
+	}
 	res, err := cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: expr, ContextID: w.ctxID, ReturnByValue: new(true), AwaitPromise: new(true), Silent: new(true),
 	})

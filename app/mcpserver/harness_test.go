@@ -41,7 +41,7 @@ type mcpHarness struct {
 	elicited []string
 }
 
-func newMCPHarness(t *testing.T, edits ...func(*Env)) *mcpHarness {
+func newMCPHarness(t testing.TB, edits ...func(*Env)) *mcpHarness {
 	t.Helper()
 	needBrowser(t)
 	srv := modeltest.New(t)
@@ -64,7 +64,7 @@ func newMCPHarness(t *testing.T, edits ...func(*Env)) *mcpHarness {
 }
 
 // serveHTTP puts the server's real HTTP handler on a loopback listener.
-func (h *mcpHarness) serveHTTP(t *testing.T) {
+func (h *mcpHarness) serveHTTP(t testing.TB) {
 	t.Helper()
 	tok, err := newToken()
 	if err != nil {
@@ -90,7 +90,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // connect connects a client over transport ("stdio" or "http"); elicit,
 // when set, answers the server's elicitations (and declares the
 // capability).
-func (h *mcpHarness) connect(t *testing.T, transport string, elicit func(*mcp.ElicitRequest) *mcp.ElicitResult) *mcp.ClientSession {
+func (h *mcpHarness) connect(t testing.TB, transport string, elicit func(*mcp.ElicitRequest) *mcp.ElicitResult) *mcp.ClientSession {
 	t.Helper()
 	opts := &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 		h.mu.Lock()

@@ -86,10 +86,13 @@ func (s *Server) open(ctx context.Context, req *mcp.CallToolRequest, in openArgs
 	if err != nil {
 		return nil, pageResult{}, err
 	}
-	at, err := s.tabs.OpenTab(ctx, mcpOwner, in.URL)
+	// A blank tab, prewarmed while the client worked, guarded before the
+	// page loads: the page's first requests are held like any later one.
+	at, err := s.tabs.OpenTab(ctx, mcpOwner, "about:blank")
 	if err != nil {
 		return nil, pageResult{}, err
 	}
+	go s.prewarm()
 	d := newDrivenTab(at)
 	if d.guard, err = s.guardTab(d, u.Hostname()); err != nil {
 		s.tabs.Release(at, mcpOwner)
@@ -99,12 +102,54 @@ func (s *Server) open(ctx context.Context, req *mcp.CallToolRequest, in openArgs
 	s.mu.Lock()
 	s.driven[at.ID()] = d
 	s.mu.Unlock()
+	if err := s.load(ctx, d, in.URL); err != nil {
+		s.drop(ctx, at.ID())
+		return nil, pageResult{}, err
+	}
 	res, out, err := s.page(ctx, d.guard.Tab(), agents.FindOptions{})
 	if err == nil {
 		// The new tab's id is what the client's next call names.
 		res.Content = []mcp.Content{&mcp.TextContent{Text: "tab " + out.Tab + "\n" + out.Page}}
 	}
 	return res, out, err
+}
+
+// load navigates the client's new tab d to url through its guard.
+func (s *Server) load(ctx context.Context, d *drivenTab, url string) error {
+	o, refused, err := d.guard.Act(ctx, agents.Action{Kind: agents.ActNavigate, URL: url})
+	switch {
+	case err != nil:
+		return fmt.Errorf("open %s: %w", url, err)
+	case refused != "":
+		return fmt.Errorf("open %s: %s", url, o.Summary)
+	}
+	return nil
+}
+
+// prewarm keeps a blank tab ready for the client's next open. Best
+// effort: without one, the next open makes its own.
+func (s *Server) prewarm() {
+	if err := s.tabs.Prewarm(s.ctx, 1); err != nil && s.ctx.Err() == nil {
+		s.env.Log.Warn("prewarm a tab", "err", err)
+	}
+}
+
+// drop forgets the client's tab id and closes it, after an open that
+// could not load its page.
+func (s *Server) drop(ctx context.Context, id string) {
+	s.mu.Lock()
+	d := s.driven[id]
+	delete(s.driven, id)
+	s.mu.Unlock()
+	if d == nil {
+		return
+	}
+	d.guard.Stop()
+	t := d.current()
+	s.tabs.Release(t, mcpOwner)
+	if err := t.Close(context.WithoutCancel(ctx)); err != nil && !errors.Is(err, browser.ErrTabClosed) {
+		s.env.Log.Warn("close a tab whose page did not load", "tab", id, "err", err)
+	}
 }
 
 // webURL parses raw, the URL op opens: an http or https one only.
@@ -313,6 +358,11 @@ func (s *Server) closeDriven(ctx context.Context) error {
 		if err := t.Close(ctx); err != nil && !errors.Is(err, browser.ErrTabClosed) && !errors.Is(err, browser.ErrBrowserClosed) {
 			errs = append(errs, fmt.Errorf("close tab %s: %w", t.ID(), err))
 		}
+	}
+	// The blank tab kept ready for the next open, and any tab a failed
+	// open left.
+	if err := s.tabs.CloseOpened(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

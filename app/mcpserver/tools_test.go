@@ -80,7 +80,7 @@ func TestMCPRunIrreversible(t *testing.T) {
 
 // callTool calls a tool and returns its result's text and structured
 // content.
-func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) *mcp.CallToolResult {
+func callTool(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any, out any) *mcp.CallToolResult {
 	t.Helper()
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {

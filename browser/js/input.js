@@ -20,23 +20,27 @@ function focusedInfo() {
   return { editable: isEditable(a), tag: a.tagName };
 }
 
-function selectNative(ref, option) {
+// With before, the answer carries the page's state from before the
+// choice (fingerprint, opening the action's network window), so the
+// choice takes one call.
+function selectNative(ref, option, before) {
+  const fp = before ? fingerprint(ref, true) : undefined;
   const el = resolve(ref);
-  if (!el) return { err: 'gone' };
-  if (el.tagName !== 'SELECT') return { custom: true, expanded: el.getAttribute('aria-expanded'), controls: el.getAttribute('aria-controls') || el.getAttribute('aria-owns') || '' };
-  if (el.disabled) return { err: 'disabled' };
+  if (!el) return { err: 'gone', fp };
+  if (el.tagName !== 'SELECT') return { custom: true, expanded: el.getAttribute('aria-expanded'), controls: el.getAttribute('aria-controls') || el.getAttribute('aria-owns') || '', fp };
+  if (el.disabled) return { err: 'disabled', fp };
   const want = option.toLowerCase();
   const opts = Array.from(el.options);
   let o = opts.find((x) => squash(x.textContent).toLowerCase() === want || x.value.toLowerCase() === want);
   if (!o) o = opts.find((x) => squash(x.textContent).toLowerCase().includes(want));
-  if (!o) return { err: 'no option', options: opts.slice(0, 20).map((x) => squash(x.textContent)) };
-  if (o.disabled) return { err: 'option disabled' };
+  if (!o) return { err: 'no option', options: opts.slice(0, 20).map((x) => squash(x.textContent)), fp };
+  if (o.disabled) return { err: 'option disabled', fp };
   el.focus();
   el.value = o.value;
   o.selected = true;
   el.dispatchEvent(new Event('input', { bubbles: true }));
   el.dispatchEvent(new Event('change', { bubbles: true }));
-  return { ok: true, chosen: squash(o.textContent) };
+  return { ok: true, chosen: squash(o.textContent), fp };
 }
 
 // findOption looks for a visible role=option for a custom listbox,

@@ -60,7 +60,7 @@ function fingerprint(ref, open) {
 // then for the DOM again. Asking is a synchronous event round trip in
 // the page, so an action that started nothing pays nothing for it.
 //
-// With fast (a click, a key or a choice in the top frame), an action that
+// With fast (a click, a key, a choice or typing in the top frame), an action that
 // started nothing netwatch cannot follow — no request, timer, frame
 // callback, message, window or navigation — and is not a link's or a
 // form's is settled at once: Chromium acknowledges an input after its
@@ -135,9 +135,9 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, sc, fast) {
     // and waits for the frame only if the DOM moved.
     if (scrolling) {
       scrollEnd(start, scrolls0, sc.dir || '', maxMs, tick);
+    } else if (fast && netOn && settledAtOnce(ref)) {
+      return res({ settled: true });
     } else if (fast && netOn && mutsBefore == null) {
-      const n = netState();
-      if (n.open && !own(n) && !n.busy && !leads(ref)) return res({ settled: true });
       requestAnimationFrame(tick);
     } else if (mutsBefore != null && !cond) {
       setTimeout(() => {
@@ -148,6 +148,14 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, sc, fast) {
       requestAnimationFrame(tick);
     }
   });
+}
+
+// settledAtOnce reports whether the input just acknowledged left nothing
+// the page still owes: no request, timer or other deferred work netwatch
+// follows, and not a link's or a form's activation.
+function settledAtOnce(ref) {
+  const n = netState();
+  return n.open && !n.reqs && !n.timers && !n.busy && !leads(ref);
 }
 
 // leads reports whether the element of ref (or, for a key, the focused
