@@ -49,7 +49,11 @@
 // The person's own tab is laid out at the size the main view shows it, at
 // the window's pixel ratio (ShowView; agents' tabs keep their viewport),
 // and zoomed per site as Chrome does (Zoom: the viewport laid out narrower
-// and drawn larger). The toolbar's back, forward, reload and stop, find in
+// and drawn larger; each site's zoom kept in Settings, Browser.Zoom, for
+// its next tabs and the next start, ForgetZoom from Settings). The
+// desktop's Chromium draws its surfaces at the pixel ratio of the
+// window's screen (personBrowser), so on a HiDPI screen the person's
+// frames carry every device pixel of the view. The toolbar's back, forward, reload and stop, find in
 // page and a closed tab reopened are bindings on the shown tab
 // (navigation.go, find.go); a window the shown tab opens is shown in its
 // place, a link opened in the background stays there.

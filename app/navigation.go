@@ -25,12 +25,11 @@ type NavState struct {
 const maxClosedTabs = 25
 
 // personNav is the session's memory of the person's browsing: the tabs
-// they closed, the zoom of each site, and each tab's view. It has its own
+// they closed and each tab's view (the zoom of each site is in Settings). It has its own
 // lock: the browser's events and the bindings both reach it.
 type personNav struct {
 	mu     sync.Mutex
 	closed []string              // URLs of closed tabs, newest last
-	zoom   map[string]float64    // site (host) → page zoom, absent at 100%
 	views  map[string]personView // tab → the view it is shown in
 }
 
@@ -54,7 +53,7 @@ func (a *App) NavState(tabID string) (NavState, error) {
 	if err != nil {
 		return NavState{}, fmt.Errorf("navigation: %w", err)
 	}
-	return NavState{CanBack: h.CanBack, CanForward: h.CanForward, Zoom: a.session().nav.zoomOf(siteOf(t.Info().URL))}, nil
+	return NavState{CanBack: h.CanBack, CanForward: h.CanForward, Zoom: a.siteZoom(siteOf(t.Info().URL))}, nil
 }
 
 // GoBack goes one page back in the tab (the back button, Alt+Left).

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"vroom/app/config"
 	"vroom/browser"
 	"vroom/internal/testkit"
 )
@@ -77,10 +78,22 @@ func TestShowViewAndZoom(t *testing.T) {
 	if n, _ := d.NavState(tab.ID); n.Zoom != 1.1 {
 		t.Errorf("the toolbar's zoom = %g, want 1.1", n.Zoom)
 	}
+	host := strings.TrimPrefix(site.URL, "http://")
+	if st, err := d.store.Load(); err != nil || config.ZoomOf(st.Browser.Zoom, host) != 1.1 {
+		t.Errorf("the settings file keeps %+v (%v), want %s at 1.1", st.Browser.Zoom, err, host)
+	}
+	// Settings' reset lays the shown tab out at 100 % and forgets the site.
+	if st, err := d.ForgetZoom(host); err != nil || len(st.Settings.Browser.Zoom) != 0 {
+		t.Fatalf("forget zoom: %+v, %v", st.Settings.Browser.Zoom, err)
+	}
+	at("back at 100%", "900x600@2")
+	if _, err := d.Zoom(tab.ID, 1); err != nil {
+		t.Fatal(err)
+	}
 	if z, _ := d.Zoom(tab.ID, 0); z != 1 {
 		t.Fatalf("zoom reset = %g", z)
 	}
-	at("back at 100%", "900x600@2")
+	at("back at 100% by Ctrl+0", "900x600@2")
 	if err := d.ShowView(tab.ID, 0, 600, 1); err == nil || !strings.Contains(err.Error(), "bad size") {
 		t.Errorf("a view of no width: %v", err)
 	}

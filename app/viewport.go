@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 
+	"vroom/app/config"
 	"vroom/browser"
 )
 
@@ -59,11 +60,11 @@ func (a *App) layOut(tabID string) error {
 		v.site = site
 		nav.views[tabID] = v
 	}
-	z := nav.zoomLocked(site)
 	nav.mu.Unlock()
 	if !ok {
 		return nil
 	}
+	z := a.siteZoom(site)
 	ctx, cancel := context.WithTimeout(a.context(), inputWait)
 	defer cancel()
 	w, h := max(1, int(math.Round(float64(v.w)/z))), max(1, int(math.Round(float64(v.h)/z)))
@@ -78,24 +79,67 @@ func (a *App) layOut(tabID string) error {
 
 // Zoom zooms the tab's site one step in (step 1), out (-1) or back to
 // 100% (0), as Ctrl+plus, Ctrl+minus and Ctrl+0 do, and returns the zoom.
-// Every shown tab of the site follows.
+// Every shown tab of the site follows, and the site keeps it in Settings
+// (Browser.Zoom), as Chrome keeps it in the profile.
 func (a *App) Zoom(tabID string, step int) (float64, error) {
 	t, err := a.userTab(tabID)
 	if err != nil {
 		return 0, fmt.Errorf("zoom: %w", err)
 	}
 	site := siteOf(t.Info().URL)
+	z := nextZoom(a.siteZoom(site), step)
+	if site != "" {
+		if err := a.keepZoom(site, z); err != nil {
+			return 0, fmt.Errorf("zoom: %w", err)
+		}
+	}
+	if err := a.layOutSite(site, tabID); err != nil {
+		return z, fmt.Errorf("zoom: %w", err)
+	}
+	return z, nil
+}
+
+// ForgetZoom sets site back to 100 % (Settings' list of zoomed sites):
+// its shown tabs follow.
+func (a *App) ForgetZoom(site string) (State, error) {
+	if err := a.keepZoom(site, 1); err != nil {
+		return State{}, fmt.Errorf("forget zoom: %w", err)
+	}
+	if a.session() != nil {
+		if err := a.layOutSite(site, ""); err != nil {
+			return State{}, fmt.Errorf("forget zoom: %w", err)
+		}
+	}
+	return a.State()
+}
+
+// keepZoom stores site's zoom in Settings.
+func (a *App) keepZoom(site string, z float64) error {
+	a.mu.Lock()
+	st := a.settings
+	a.mu.Unlock()
+	if config.ZoomOf(st.Browser.Zoom, site) == z {
+		return nil
+	}
+	st.Browser.Zoom = config.WithZoom(st.Browser.Zoom, site, z)
+	if _, err := a.SaveSettings(st); err != nil {
+		return fmt.Errorf("keep the zoom of %s: %w", site, err)
+	}
+	return nil
+}
+
+// siteZoom is site's zoom as kept in Settings, 1 when none is.
+func (a *App) siteZoom(site string) float64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return config.ZoomOf(a.settings.Browser.Zoom, site)
+}
+
+// layOutSite lays out again every shown tab of site, and tab whatever its
+// site.
+func (a *App) layOutSite(site, tabID string) error {
 	nav := &a.session().nav
 	nav.mu.Lock()
-	z := nextZoom(nav.zoomLocked(site), step)
-	if nav.zoom == nil {
-		nav.zoom = map[string]float64{}
-	}
-	if z == 1 {
-		delete(nav.zoom, site)
-	} else {
-		nav.zoom[site] = z
-	}
 	var shown []string
 	for id, v := range nav.views {
 		if v.site == site || id == tabID {
@@ -105,10 +149,10 @@ func (a *App) Zoom(tabID string, step int) (float64, error) {
 	nav.mu.Unlock()
 	for _, id := range shown {
 		if err := a.layOut(id); err != nil && !errors.Is(err, browser.ErrTabClosed) {
-			return z, fmt.Errorf("zoom: %w", err)
+			return err
 		}
 	}
-	return z, nil
+	return nil
 }
 
 // nextZoom is the zoom step from z: the next level up or down, or 1.
@@ -128,20 +172,6 @@ func nextZoom(z float64, step int) float64 {
 			}
 		}
 		return zoomLevels[0]
-	}
-	return 1
-}
-
-// zoomOf is the site's zoom.
-func (n *personNav) zoomOf(site string) float64 {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.zoomLocked(site)
-}
-
-func (n *personNav) zoomLocked(site string) float64 {
-	if z, ok := n.zoom[site]; ok {
-		return z
 	}
 	return 1
 }

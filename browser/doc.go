@@ -74,7 +74,9 @@
 // (SetPermission): the protocol has no event for one, so a browser with
 // Options.AskPermissions holds the request in the page (a script and a
 // binding) for the holder, as the PermissionAsked event, until
-// AnswerPermission; leased tabs are never held.
+// AnswerPermission; leased tabs are never held. A frame's request, in its
+// process or the page's, is asked for the top page's origin, as Chrome
+// delegates it.
 //
 // Sound: Chromium mutes a whole browser (Options.Flags' mute-audio, on by
 // default) or nothing; SetMuted silences one tab of a browser launched
@@ -97,7 +99,17 @@
 // focused element a paste event with the desktop's text and inserts it;
 // `InsertText` types an input method's text whole. Scrollbars are hidden
 // per tab by emulation (headless mode's flag would hide them for good)
-// and shown while a person's view serves the tab.
+// and shown while a person's view serves the tab. A cross-site iframe in
+// a process of its own gets `personview.js` through its own session
+// (`personframes.go`); its script cannot see where the frame sits, so it
+// reports boxes in the frame's viewport and the browser adds the frame's
+// iframe box in the top page (DOM.getFrameOwner, DOM.getBoxModel).
+//
+// Frames at a device pixel ratio: headless Chromium's screencast captures
+// a tab's surface, drawn at the browser's device scale factor whatever
+// the tab emulates, so a tab laid out at ratio 2 streams frames of half
+// its device pixels unless the browser was launched with
+// `Options.SurfaceScale` 2 (BENCHMARKS.md, BenchmarkClickToPaint).
 //
 // # The page's words
 //
@@ -306,7 +318,8 @@
 //     actions. `findinpage.go` (with `findinpage.js`): find in page, its
 //     matches highlighted with the CSS Custom Highlight API.
 //     `personview.go` (with `personview.js`): `ServePerson`, its
-//     events, `Choose`; `clipboard.go`: `PasteText`, `SelectedText`,
+//     events, `Choose`; `personframes.go`: the same in out-of-process
+//     frames; `clipboard.go`: `PasteText`, `SelectedText`,
 //     `InsertText`.
 //   - `pointer.go`: a click into an out-of-process frame waits until the page
 //     is drawn and must land on its target — the compositor's hit-test data

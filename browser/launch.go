@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -33,6 +34,15 @@ type Options struct {
 	// Scale is the device scale factor to emulate (default 1). Screenshots
 	// are always taken at ScreenshotScale regardless of it.
 	Scale float64
+	// SurfaceScale is the device pixels per CSS pixel a launched
+	// Chromium draws its tabs' surfaces at (default 1). Headless
+	// Chromium's screencast captures the surface, not the emulated
+	// device: a tab laid out at a ratio above 1 (ShowAt) still streams
+	// one frame pixel per CSS pixel unless its surface is drawn at that
+	// ratio. Each tab emulates its own ratio (Scale, or ShowAt's), so a
+	// larger surface changes no page's devicePixelRatio, only how many
+	// device pixels its frames can carry.
+	SurfaceScale float64
 	// ScreenshotScale is screenshot pixels per CSS pixel (default 1);
 	// ClickAt takes coordinates in these pixels.
 	ScreenshotScale float64
@@ -228,6 +238,9 @@ func (b *Browser) allocator(parent context.Context) (context.Context, context.Ca
 		// The browser still works; pages may then open connections no
 		// request hook sees (prediction.go).
 		o.Logf("launch: %v", err)
+	}
+	if o.SurfaceScale > 1 {
+		flags = append(flags, chromedp.Flag("force-device-scale-factor", strconv.FormatFloat(o.SurfaceScale, 'f', -1, 64)))
 	}
 	if o.Headed {
 		flags = append(flags, chromedp.VisibleWindow)

@@ -67,6 +67,11 @@ func (t *Tab) askPermissions(ctx context.Context, sess *chromedp.Target) error {
 	return nil
 }
 
+// topOriginJS is the origin of a document's top page: its own, or the
+// last of location.ancestorOrigins (a Location's own property, which the
+// page cannot replace).
+const topOriginJS = `(() => { const a = location.ancestorOrigins; return a && a.length ? a[a.length - 1] : location.origin })()`
+
 // askable are the permissions the page script asks about.
 var askable = map[string]bool{"geolocation": true, "notifications": true, "camera": true, "microphone": true}
 
@@ -91,7 +96,10 @@ func (t *Tab) permissionAsked(sess *chromedp.Target, ev *runtime.EventBindingCal
 func (t *Tab) holdPermAsk(op *openPermAsk) {
 	ctx, cancel := context.WithTimeout(t.dead, t.b.opts.CallTimeout)
 	defer cancel()
-	res, err := cdp.Call(ctx, op.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "location.origin", ContextID: op.ctx, ReturnByValue: new(true), Silent: new(true)})
+	// A frame's request is its top page's, as Chrome delegates it (an
+	// iframe allowed a permission uses the page's grant): the top origin
+	// is the last of the browser's own ancestorOrigins.
+	res, err := cdp.Call(ctx, op.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: topOriginJS, ContextID: op.ctx, ReturnByValue: new(true), Silent: new(true)})
 	if err != nil || res.Result == nil {
 		return // the document went, and its request with it
 	}

@@ -135,15 +135,26 @@ type personView struct {
 	out       chan PersonEvent
 	script    page.ScriptIdentifier
 	top       runtime.ExecutionContextID
-	contexts  map[runtime.ExecutionContextID]bool
+	contexts  map[personWorldAt]bool
 	pickers   map[int]pickerAt
 	next      int
+	// frames are the out-of-process frames' sessions served, with their
+	// script; worlds the frame each of their worlds is the document of.
+	frames map[*chromedp.Target]page.ScriptIdentifier
+	worlds map[personWorldAt]cdp.FrameID
+}
+
+// personWorldAt is one document's world of personview.js: its session
+// (the tab's, or an out-of-process frame's) and its context there.
+type personWorldAt struct {
+	sess *chromedp.Target
+	ctx  runtime.ExecutionContextID
 }
 
 // pickerAt is where a popup's element lives: its document's world and the
 // id personview.js gave it there.
 type pickerAt struct {
-	ctx   runtime.ExecutionContextID
+	personWorldAt
 	local int
 }
 
@@ -181,6 +192,7 @@ func (t *Tab) ServePerson(ctx context.Context) (<-chan PersonEvent, error) {
 			t.endPerson(gen)
 			return nil, fmt.Errorf("serve person: %w", t.fail(cctx, err))
 		}
+		t.armPersonFrames(cctx)
 	}
 	go func() {
 		select {
@@ -204,15 +216,12 @@ func (t *Tab) armPerson(ctx context.Context) error {
 	if err := t.showScrollbars(ctx, true, 0); err != nil {
 		return fmt.Errorf("show scrollbars: %w", err)
 	}
-	src := strings.Replace(personViewJS, "BINDING", "'"+personBinding+"'", 1)
-	res, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-		Source: src, WorldName: personWorld, RunImmediately: new(true),
-	})
+	script, err := addPersonScript(ctx, tg)
 	if err != nil {
-		return fmt.Errorf("add script: %w", err)
+		return err
 	}
 	t.pv.mu.Lock()
-	t.pv.script = res.Identifier
+	t.pv.script = script
 	t.pv.mu.Unlock()
 	return nil
 }
@@ -246,8 +255,8 @@ func (t *Tab) endPerson(gen int) {
 		close(pv.out)
 		pv.out = nil
 	}
-	script, contexts, top := pv.script, pv.contexts, pv.top
-	pv.script, pv.contexts, pv.pickers, pv.top = "", nil, nil, 0
+	script, contexts, top, frames := pv.script, pv.contexts, pv.top, pv.frames
+	pv.script, pv.contexts, pv.pickers, pv.top, pv.frames, pv.worlds = "", nil, nil, 0, nil, nil
 	pv.mu.Unlock()
 	if script == "" || t.dead.Err() != nil {
 		return
@@ -259,27 +268,52 @@ func (t *Tab) endPerson(gen int) {
 	if _, err := cdp.Call(ctx, tg, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: script}); err != nil {
 		t.b.opts.Logf("tab %s: stop serving the person: %v", t.id, err)
 	}
-	for id := range contexts {
-		_, _ = cdp.Call(ctx, tg, runtime.Evaluate, runtime.EvaluateParams{Expression: `globalThis.__vroomPerson?.off()`, ContextID: id, Silent: new(true)})
+	for s, script := range frames {
+		_, _ = cdp.Call(ctx, s, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: script})
+	}
+	for w := range contexts {
+		_, _ = cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: `globalThis.__vroomPerson?.off()`, ContextID: w.ctx, Silent: new(true)})
 	}
 	if err := t.showScrollbars(ctx, false, top); err != nil {
 		t.b.opts.Logf("tab %s: hide the scrollbars again: %v", t.id, err)
 	}
 }
 
-// onPersonEvent takes personview.js's messages, in the tab's read loop.
+// onPersonEvent takes personview.js's messages in the tab's own session,
+// in the tab's read loop.
 func (t *Tab) onPersonEvent(ev any) {
-	b, ok := ev.(*runtime.EventBindingCalled)
-	if !ok || b.Name != personBinding {
-		return
+	switch ev := ev.(type) {
+	case *runtime.EventBindingCalled:
+		if ev.Name == personBinding {
+			t.personBinding(t.target(), ev)
+		}
+	case *runtime.EventExecutionContextCreated:
+		t.personWorldMade(t.target(), ev)
 	}
+}
+
+// personBinding takes one message of personview.js in session sess, in
+// that session's read loop.
+func (t *Tab) personBinding(sess *chromedp.Target, b *runtime.EventBindingCalled) {
 	var m struct {
 		PersonEvent
 		ID int `json:"id"`
 	}
-	if err := json.Unmarshal([]byte(b.Payload), &m); err != nil {
+	// Whether a box or point is in a frame's own viewport (personframes.go).
+	var in struct {
+		Picker *struct {
+			Rect struct {
+				Frame bool `json:"frame"`
+			} `json:"rect"`
+		} `json:"picker"`
+		Menu *struct {
+			Frame bool `json:"frame"`
+		} `json:"menu"`
+	}
+	if json.Unmarshal([]byte(b.Payload), &m) != nil || json.Unmarshal([]byte(b.Payload), &in) != nil {
 		return
 	}
+	at := personWorldAt{sess: sess, ctx: b.ExecutionContextID}
 	pv := &t.pv
 	pv.mu.Lock()
 	defer pv.mu.Unlock()
@@ -287,21 +321,23 @@ func (t *Tab) onPersonEvent(ev any) {
 		return
 	}
 	if pv.contexts == nil {
-		pv.contexts, pv.pickers = map[runtime.ExecutionContextID]bool{}, map[int]pickerAt{}
+		pv.contexts, pv.pickers = map[personWorldAt]bool{}, map[int]pickerAt{}
 	}
-	pv.contexts[b.ExecutionContextID] = true
+	pv.contexts[at] = true
 	e := m.PersonEvent
 	switch e.Kind {
 	case personReady:
-		pv.top = b.ExecutionContextID
+		if sess == t.target() {
+			pv.top = b.ExecutionContextID
+		}
 		return
 	case PersonPicker:
 		if e.Picker == nil {
 			return
 		}
-		e.Picker.ID = pv.pickerID(b.ExecutionContextID, e.Picker.ID)
+		e.Picker.ID = pv.pickerID(at, e.Picker.ID)
 	case PersonPickerClosed:
-		e.PickerID = pv.pickerID(b.ExecutionContextID, m.ID)
+		e.PickerID = pv.pickerID(at, m.ID)
 		delete(pv.pickers, e.PickerID)
 	case PersonCursor, PersonMenu, PersonCopied:
 	default:
@@ -312,22 +348,34 @@ func (t *Tab) onPersonEvent(ev any) {
 	if t.Info().Owner != "" {
 		return
 	}
+	if (in.Picker != nil && in.Picker.Rect.Frame) || (in.Menu != nil && in.Menu.Frame) {
+		// Where the frame is takes calls, which this read loop must not
+		// make.
+		go t.placeInFrame(at, pv.gen, e)
+		return
+	}
+	pv.sendLocked(e)
+}
+
+// sendLocked hands e to the view, under pv.mu; dropped while the reader
+// is behind.
+func (pv *personView) sendLocked(e PersonEvent) {
 	select {
 	case pv.out <- e:
 	default:
 	}
 }
 
-// pickerID is the tab-wide id of the popup local of the document in ctx,
+// pickerID is the tab-wide id of the popup local of the document in w,
 // under pv.mu.
-func (pv *personView) pickerID(ctx runtime.ExecutionContextID, local int) int {
+func (pv *personView) pickerID(w personWorldAt, local int) int {
 	for id, at := range pv.pickers {
-		if at.ctx == ctx && at.local == local {
+		if at.personWorldAt == w && at.local == local {
 			return id
 		}
 	}
 	pv.next++
-	pv.pickers[pv.next] = pickerAt{ctx: ctx, local: local}
+	pv.pickers[pv.next] = pickerAt{personWorldAt: w, local: local}
 	return pv.next
 }
 
@@ -357,7 +405,7 @@ func (t *Tab) pickerCall(ctx context.Context, id int, fn, value string) error {
 		return fmt.Errorf("%s picker %d: %w", fn, id, ErrNoPicker)
 	}
 	var out string
-	if err := t.personCall(ctx, at.ctx, &out, fn, at.local, value); err != nil {
+	if err := t.personCallOn(ctx, at.sess, at.ctx, &out, fn, at.local, value); err != nil {
 		return fmt.Errorf("%s picker %d: %w", fn, id, err)
 	}
 	if out != "" {
@@ -366,9 +414,15 @@ func (t *Tab) pickerCall(ctx context.Context, id int, fn, value string) error {
 	return nil
 }
 
-// personCall calls __vroomPerson.fn(args...) in the world ctxID, as a
-// person's gesture, and decodes its result into out.
+// personCall calls __vroomPerson.fn(args...) in the world ctxID of the
+// tab's own session, as a person's gesture, and decodes its result into
+// out.
 func (t *Tab) personCall(ctx context.Context, ctxID runtime.ExecutionContextID, out any, fn string, args ...any) error {
+	return t.personCallOn(ctx, t.target(), ctxID, out, fn, args...)
+}
+
+// personCallOn is personCall in the world ctxID of session sess.
+func (t *Tab) personCallOn(ctx context.Context, sess *chromedp.Target, ctxID runtime.ExecutionContextID, out any, fn string, args ...any) error {
 	cctx, cancel, err := t.begin(ctx)
 	if err != nil {
 		return err
@@ -379,7 +433,7 @@ func (t *Tab) personCall(ctx context.Context, ctxID runtime.ExecutionContextID, 
 		return err
 	}
 	expr = strings.Replace(expr, "__vroom.", "__vroomPerson.", 1)
-	res, err := cdp.Call(cctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{
+	res, err := cdp.Call(cctx, sess, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: expr, ContextID: ctxID, ReturnByValue: new(true), UserGesture: new(true), AwaitPromise: new(true),
 	})
 	if err != nil {

@@ -36,29 +36,32 @@
     return ''
   }
 
-  // topRect is el's box in the top frame's viewport, null when a frame on
-  // the way up is another origin's.
+  // topRect is el's box in the top frame's viewport; in a frame under
+  // another origin's (one in its own process, most often) it is the box in
+  // this frame's viewport, marked frame: Vroom adds where the frame is.
   function topRect(el) {
     const r = el.getBoundingClientRect()
     const p = toTop(r.left, r.top)
-    return p && { x: p.x, y: p.y, w: r.width, h: r.height }
+    return { x: p.x, y: p.y, w: r.width, h: r.height, frame: p.frame }
   }
 
   function toTop(x, y) {
     let w = window
+    let tx = x
+    let ty = y
     try {
       while (w !== w.top) {
         const fe = w.frameElement
-        if (!fe) return null
+        if (!fe) return { x, y, frame: true }
         const r = fe.getBoundingClientRect()
-        x += r.left + fe.clientLeft
-        y += r.top + fe.clientTop
+        tx += r.left + fe.clientLeft
+        ty += r.top + fe.clientTop
         w = w.parent
       }
     } catch {
-      return null
+      return { x, y, frame: true }
     }
-    return { x, y }
+    return { x: tx, y: ty, frame: false }
   }
 
   function options(el, kind) {
@@ -86,7 +89,6 @@
       open.set(id, el)
     }
     const rect = topRect(el)
-    if (!rect) return false
     const opts = options(el, kind)
     if (kind === 'datalist' && opts.length === 0) {
       hide(el)
@@ -230,14 +232,13 @@
     if (!on || !ev.isTrusted) return
     const el = target(ev)
     const p = toTop(ev.clientX, ev.clientY)
-    if (!p) return
     // After the page's own handlers: one that prevents it gets no menu.
     setTimeout(() => {
       if (ev.defaultPrevented) return
       const a = el?.closest?.('a[href]')
       const focused = deepActive()
       send({ kind: 'menu', menu: {
-        x: p.x, y: p.y, link: a ? a.href : '', linkText: a ? a.textContent.trim().slice(0, 200) : '',
+        x: p.x, y: p.y, frame: p.frame, link: a ? a.href : '', linkText: a ? a.textContent.trim().slice(0, 200) : '',
         selection: selectedText(focused).slice(0, 100000), editable: editable(el) || (editable(focused) && focused.contains(el)),
       } })
     }, 0)

@@ -49,8 +49,14 @@ func (t *Tab) onAsk(sess *chromedp.Target, ev any) {
 	case *runtime.EventBindingCalled:
 		if ev.Name == permBinding {
 			t.permissionAsked(sess, ev)
+		} else if sess != t.target() {
+			t.personFrameEvent(sess, ev)
 		}
 		t.onRefusal(ev)
+	case *runtime.EventExecutionContextCreated:
+		if sess != t.target() {
+			t.personFrameEvent(sess, ev)
+		}
 	case *runtime.EventExecutionContextsCleared:
 		t.dropPermAsks(sess)
 	case *page.EventFrameNavigated:

@@ -422,6 +422,15 @@ func (t *Tab) holdFrame(ctx context.Context, s *chromedp.Target) error {
 	if err := t.holdFramesOn(ctx, s); err != nil {
 		return fmt.Errorf("its frames: %w", err)
 	}
+	// The person's asks and popups in a cross-site frame are theirs too.
+	if t.b.opts.AskPermissions {
+		if err := t.askPermissions(ctx, s); err != nil {
+			return err
+		}
+	}
+	if err := t.personFrame(ctx, s); err != nil {
+		return fmt.Errorf("the person's view: %w", err)
+	}
 	if err := t.startPump(ctx, s); err != nil {
 		return fmt.Errorf("requests: %w", err)
 	}

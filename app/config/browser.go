@@ -24,6 +24,8 @@ type BrowserSettings struct {
 	// Sites are the permissions the person answered for good ("allow on
 	// every visit", "never allow"), applied to the browser at start.
 	Sites []SitePermission `json:"sites,omitempty"`
+	// Zoom is the page zoom the person set per site (zoom.go).
+	Zoom []SiteZoom `json:"zoom,omitempty"`
 }
 
 // SitePermission is one permission remembered for one site.
@@ -55,6 +57,9 @@ func (b BrowserSettings) Validate() error {
 			return &FieldError{field, fmt.Sprintf("%s is listed twice", browser.EndpointName(e))}
 		}
 		seen[key] = true
+	}
+	if err := validateZoom(b.Zoom); err != nil {
+		return err
 	}
 	if d := b.Downloads; d != "" && !filepath.IsAbs(d) && !strings.HasPrefix(d, "~/") {
 		return &FieldError{"browser.downloads", fmt.Sprintf("%q is not a full path: give one such as /home/you/Downloads or ~/Downloads", d)}

@@ -115,6 +115,7 @@ export const api = {
   answerAuth: (tab: string, ans: AuthAnswer) => call('sign in', () => Go.AnswerAuth(tab, wire(ans))),
   answerPermission: (tab: string, id: number, decision: PermissionDecision) => call('answer the permission request', () => Go.AnswerPermission(tab, id, decision)),
   forgetPermission: (origin: string, name: string) => view<State>('forget the permission', () => Go.ForgetPermission(origin, name)),
+  forgetZoom: (site: string) => view<State>('reset the zoom', () => Go.ForgetZoom(site)),
   downloads: () => view<DownloadsView>('downloads', () => Go.Downloads()),
   openDownload: (id: string) => call('open the download', () => Go.OpenDownload(id)),
   showDownload: (id: string) => call('show the download', () => Go.ShowDownload(id)),

@@ -17,6 +17,16 @@ export function addPaths(files: readonly string[], paths: readonly string[]): st
   return out
 }
 
+/**
+ * isFileDrag says whether a drag carries files from outside: 'Files', or
+ * the bare text/uri-list a GTK program (a file manager) offers, which the
+ * web view would otherwise drop into a field as the file's URI, or open.
+ */
+export function isFileDrag(ev: DragEvent): boolean {
+  const types = ev.dataTransfer?.types ?? []
+  return types.includes('Files') || types.includes('text/uri-list')
+}
+
 class DroppedFiles {
   files: string[] = $state([])
   private started = false
@@ -25,6 +35,13 @@ class DroppedFiles {
   start(target: () => Element | undefined) {
     if (this.started) return
     this.started = true
+    // Anywhere in the window, a file dropped is never the web view's: its
+    // path comes from Wails, and only the omnibox takes it.
+    const hold = (ev: DragEvent) => {
+      if (isFileDrag(ev)) ev.preventDefault()
+    }
+    window.addEventListener('dragover', hold)
+    window.addEventListener('drop', hold)
     EventsOn('wails:file-drop', (x: number, y: number, paths: string[]) => {
       const el = target()
       const at = document.elementFromPoint(x, y)

@@ -25,6 +25,7 @@ export interface BrowserSettings {
   endpoints: string[] | null
   downloads?: string
   sites?: SitePermission[]
+  zoom?: SiteZoom[]
 }
 
 /** app.BrowserState */
@@ -479,6 +480,12 @@ export interface SitePermission {
   origin: string
   name: string
   allowed: boolean
+}
+
+/** config.SiteZoom */
+export interface SiteZoom {
+  host: string
+  zoom: number
 }
 
 /** app.State */
