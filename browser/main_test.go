@@ -102,16 +102,14 @@ func crossSite() string {
 	return strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
 }
 
-// openTab opens a fixture page in a fresh tab, closed at the end of the test.
+// openTab opens a fixture page in a fresh tab the way Vroom opens an
+// agent's, a client's or the person's (Open: a window of its own), closed
+// at the end of the test.
 func openTab(t *testing.T, path string) *Tab {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	// A window of its own, as the tabs of the runs that drive pages side
-	// by side need: a page that opens a tab brings it to the front of its
-	// window, and the tabs behind it draw no frames, which scrolls and
-	// drags wait for.
-	tab, err := testBrowser.open(ctx, site.URL+path, openRoute{window: true})
+	tab, err := testBrowser.Open(ctx, site.URL+path)
 	if err != nil {
 		t.Fatalf("open %s: %v", path, err)
 	}

@@ -14,24 +14,6 @@ import (
 	"vroom/internal/testkit"
 )
 
-// openAsProduct opens a fixture page the way Vroom opens an agent's,
-// a client's or the person's tab (Open), closed at the end of the test.
-func openAsProduct(t *testing.T, path string) *Tab {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	tab, err := testBrowser.Open(ctx, site.URL+path)
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		tab.Close(ctx)
-	})
-	return tab
-}
-
 // countFrames starts a frame counter in the tab's page that also changes
 // what it shows every frame, so a screencast has something to send.
 func countFrames(t *testing.T, tab *Tab) {
@@ -66,8 +48,8 @@ func keepsDrawing(t *testing.T, tab *Tab, what string) {
 func TestOpenedTabsKeepDrawing(t *testing.T) {
 	t.Parallel()
 	ctx := tctx(t)
-	other := openAsProduct(t, "/inner.html?other")
-	opener := openAsProduct(t, "/inner.html?opener")
+	other := openTab(t, "/inner.html?other")
+	opener := openTab(t, "/inner.html?opener")
 	countFrames(t, other)
 	countFrames(t, opener)
 	keepsDrawing(t, other, "the first tab, before the second's page opened a tab")
@@ -121,7 +103,7 @@ func TestOpenOwnWindows(t *testing.T) {
 	seen := map[browser.WindowID]string{}
 	var tabs []*Tab
 	for i := range 3 {
-		tab := openAsProduct(t, fmt.Sprintf("/inner.html?own=%d", i))
+		tab := openTab(t, fmt.Sprintf("/inner.html?own=%d", i))
 		w := windowOf(t, tab)
 		if other, ok := seen[w]; ok {
 			t.Errorf("tabs %s and %s share window %d", other, tab.ID(), w)

@@ -27,6 +27,19 @@ func (l *refusalLog) check(_ context.Context, r Request) error {
 	return nil
 }
 
+// guardLog guards tab with a check that lets everything through and
+// keeps the refusals told, until the test ends.
+func guardLog(t *testing.T, ctx context.Context, tab *Tab) *refusalLog {
+	t.Helper()
+	l := &refusalLog{}
+	stop, err := tab.Guard(ctx, l.check)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return l
+}
+
 // kinds are the refusals told so far, each once.
 func (l *refusalLog) kinds() []Refusal {
 	l.mu.Lock()
@@ -76,12 +89,7 @@ func TestGuardToldOfRefusalsInThePage(t *testing.T) {
 	t.Parallel()
 	page, away, own, hits := socketSites(t)
 	tab, ctx := openURL(t, page.URL+"/")
-	l := &refusalLog{}
-	stop, err := tab.Guard(ctx, l.check)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	l := guardLog(t, ctx, tab)
 	if got := eval[string](t, tab, `typeof __vroomRefused`); got != "undefined" {
 		t.Errorf("the page sees the binding: typeof is %q", got)
 	}
@@ -150,12 +158,7 @@ func TestGuardWrapsRunningWorkers(t *testing.T) {
   w.onmessage = m => postMessage(m.data); w.postMessage('go');
 };`, try, inner)
 	eval[any](t, tab, fmt.Sprintf(`window.w = new Worker(URL.createObjectURL(new Blob([%q], {type: 'text/javascript'}))), 1`, outer))
-	l := &refusalLog{}
-	stop, err := tab.Guard(ctx, l.check)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	l := guardLog(t, ctx, tab)
 	for _, what := range []string{"self", "nested"} {
 		got := eval[string](t, tab, fmt.Sprintf(`new Promise(ok => { w.onmessage = e => ok(e.data); w.postMessage(%q); })`, what))
 		if got != "SecurityError" {
@@ -176,12 +179,7 @@ func TestGuardWrapsWindowsItOpens(t *testing.T) {
 	t.Parallel()
 	page, away, _, hits := socketSites(t)
 	tab, ctx := openURL(t, page.URL+"/")
-	l := &refusalLog{}
-	stop, err := tab.Guard(ctx, l.check)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	l := guardLog(t, ctx, tab)
 	got := eval[string](t, tab, fmt.Sprintf(`(async () => {
   const out = [];
   const sock = (w, name) => { try { new w.WebSocket(%[1]q + '/' + name); out.push(name + ':opened'); } catch (e) { out.push(name + ':' + e.name); } };
@@ -210,12 +208,7 @@ func TestRefusalsToldOncePerDocument(t *testing.T) {
 	t.Parallel()
 	page, away, _, _ := socketSites(t)
 	tab, ctx := openURL(t, page.URL+"/")
-	l := &refusalLog{}
-	stop, err := tab.Guard(ctx, l.check)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	l := guardLog(t, ctx, tab)
 	eval[any](t, tab, fmt.Sprintf(`(() => { for (let i = 0; i < 20; i++) { try { new WebSocket(%q + '/retry?' + i); } catch (e) {} } return 1; })()`, away))
 	// The page's own socket, opened after, marks the end of the tries.
 	openSockets(t, tab, page.URL+"/ws", away+"/last")
