@@ -18,21 +18,28 @@ var netwatchJS string
 // is reported as still loading rather than waited for.
 const netBoundMs = 2000
 
-// instrument installs netwatch.js in the main world of every document of a
-// session (the tab's, or an out-of-process iframe's), once: registered for
-// new documents and run at once in the current ones. The script guards
-// itself, so running it twice in one document does nothing. Caller holds
-// t.op.
-func (t *Tab) instrument(ctx context.Context, sess *chromedp.Target) error {
+// instrument prepares every document of a session (the tab's, or an
+// out-of-process iframe's), once: netwatch.js in the main world, registered
+// for new documents and run at once in the current ones (it guards itself,
+// so running it twice in one document does nothing); and the walker in its
+// own world as each new document starts, so the first look at a page it
+// loads neither makes the world nor compiles the walker. fresh reports that
+// the session was prepared by this call: its current documents lack the
+// walker. Caller holds t.op.
+func (t *Tab) instrument(ctx context.Context, sess *chromedp.Target) (fresh bool, err error) {
 	if t.netOn[sess] {
-		return nil
+		return false, nil
 	}
-	_, err := cdp.Call(ctx, sess, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+	if _, err := cdp.Call(ctx, sess, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 		Source: netwatchJS, RunImmediately: new(true),
-	})
-	if err != nil {
-		return fmt.Errorf("instrument the page's network: %w", err)
+	}); err != nil {
+		return false, fmt.Errorf("instrument the page's network: %w", err)
+	}
+	if _, err := cdp.Call(ctx, sess, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: walkerDocJS, WorldName: worldName,
+	}); err != nil {
+		return false, fmt.Errorf("install the walker for new documents: %w", err)
 	}
 	t.netOn[sess] = true
-	return nil
+	return true, nil
 }

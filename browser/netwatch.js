@@ -199,7 +199,12 @@
   watchCall(window.WebSocket && WebSocket.prototype, 'send');
   watchTasks();
   watchCall(window, 'open');
-  add.call(window, 'beforeunload', mark, true);
+  // The Navigation API hears the page start a navigation of its own; a
+  // beforeunload listener would too, but would make the browser ask the
+  // renderer first before every navigation it starts (a URL typed, a
+  // reload), a round trip on each.
+  if (window.navigation) add.call(window.navigation, 'navigate', mark, true);
+  else add.call(window, 'beforeunload', mark, true);
   add.call(window, 'pagehide', mark, true);
   add.call(window, 'submit', mark, true);
 

@@ -38,6 +38,9 @@ func (t *Tab) locate(ctx context.Context, ref string) (*world, [2]float64, error
 // frame tree alone says whether the ref's document is current, without the
 // browser-wide target listing that finding out-of-process frames takes.
 func (t *Tab) refFrame(ctx context.Context, loc refLoc) (*cdp.Frame, []*cdp.Frame, error) {
+	if fs, ok := t.cachedFrames(); ok {
+		return frameByID(fs, loc.frame), fs, nil
+	}
 	fs, err := frameTree(ctx, t.target(), "")
 	if err != nil {
 		return nil, nil, err

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/overlay"
 	"github.com/chromedp/cdproto/page"
@@ -53,6 +55,14 @@ type Tab struct {
 	topDoc, prevDoc cdp.LoaderID
 	version         int
 	bases           baselines
+	// frameGen counts the frame events the tab's sessions heard (a frame
+	// attached, detached or navigated; an out-of-process frame attached
+	// or detached); framesAt is the frame list read at one count.
+	frameGen atomic.Int64
+	framesAt struct {
+		list []*cdp.Frame
+		gen  int64
+	}
 	// netOn marks the sessions whose pages carry netwatch.js.
 	netOn map[*chromedp.Target]bool
 
@@ -98,8 +108,11 @@ type world struct {
 
 	// booted is set once the walker runs in the world. It is sent with
 	// the world's first call, not on its own: one round trip fewer for
-	// every document and frame.
-	booted atomic.Bool
+	// every document and frame. preinstalled: the document may have
+	// started with the walker (instrument), so the first call looks for it
+	// before sending it.
+	booted       atomic.Bool
+	preinstalled bool
 }
 
 // refLoc remembers which document a ref was handed out in, so a ref from
@@ -195,6 +208,21 @@ func (t *Tab) emulate(ctx context.Context, tg *chromedp.Target) error {
 	if _, err := cdp.Call(ctx, tg, overlay.Enable, cdp.Empty{}); err != nil {
 		return fmt.Errorf("unbuffered input: %w", err)
 	}
+	return quietDomains(ctx, tg)
+}
+
+// quietDomains turns off the DOM and CSS agents chromedp enables on every
+// session it attaches. Nothing here reads their events or node ids (nodes
+// are named by backend id), and they cost every document: the CSS agent
+// tracks each style sheet, and each DOM.documentUpdated has chromedp fetch
+// the new document, on the page's main thread, while it loads.
+func quietDomains(ctx context.Context, sess *chromedp.Target) error {
+	if _, err := cdp.Call(ctx, sess, css.Disable, cdp.Empty{}); err != nil {
+		return fmt.Errorf("disable the CSS agent: %w", err)
+	}
+	if _, err := cdp.Call(ctx, sess, dom.Disable, cdp.Empty{}); err != nil {
+		return fmt.Errorf("disable the DOM agent: %w", err)
+	}
 	return nil
 }
 
@@ -240,7 +268,7 @@ func (t *Tab) attach(ctx context.Context) error {
 	// idle knows those it started before anyone looked. Not fatal: the
 	// first world of the tab tries again.
 	t.op.Lock()
-	if err := t.instrument(ctx, tg); err != nil {
+	if _, err := t.instrument(ctx, tg); err != nil {
 		t.b.opts.Logf("tab %s: %v", t.id, err)
 	}
 	t.op.Unlock()
@@ -372,28 +400,52 @@ func (t *Tab) Activate(ctx context.Context) error {
 // frames of cross-site iframes that site isolation put in other processes.
 // Caller holds t.op.
 func (t *Tab) frames(ctx context.Context) ([]*cdp.Frame, error) {
-	out, err := frameTree(ctx, t.target(), "")
+	// The frames are read again only when a session's events say a frame
+	// came, went or navigated since they were last read (onAsk).
+	if l, ok := t.cachedFrames(); ok {
+		return l, nil
+	}
+	gen := t.frameGen.Load()
+	out, whole, err := t.readFrames(ctx)
+	if err == nil && whole {
+		t.framesAt.list, t.framesAt.gen = out, gen
+	}
+	return out, err
+}
+
+// cachedFrames is the frame list last read, while no frame event has come
+// since. Caller holds t.op.
+func (t *Tab) cachedFrames() ([]*cdp.Frame, bool) {
+	l := t.framesAt.list
+	return l, l != nil && t.framesAt.gen == t.frameGen.Load()
+}
+
+// readFrames is frames, read from the sessions; whole is false when an
+// out-of-process frame could not be read, and the list is without it.
+func (t *Tab) readFrames(ctx context.Context) (out []*cdp.Frame, whole bool, err error) {
+	out, err = frameTree(ctx, t.target(), "")
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no frames")
+		return nil, false, errors.New("no frames")
 	}
 	if t.b.opts.DisableSiteIsolation && t.b.opts.RemoteURL == "" {
 		// Launched without site isolation: every frame is in this target.
-		return out, nil
+		return out, true, nil
 	}
 	// Without the browser's target list (or an iframe's session, below),
 	// out-of-process frames are left out and the rest of the page is
 	// still seen: better than no observation at all.
 	infos, err := cdp.Call(ctx, chromedp.FromContext(t.s.ctx).Browser, target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
-		return out, nil
+		return out, false, nil
 	}
 	known := map[cdp.FrameID]bool{}
 	for _, f := range out {
 		known[f.ID] = true
 	}
+	whole = true
 	for added := true; added; {
 		added = false
 		for _, info := range infos.TargetInfos {
@@ -403,10 +455,12 @@ func (t *Tab) frames(ctx context.Context) ([]*cdp.Frame, error) {
 			}
 			sess, err := t.oopif(ctx, info.TargetID)
 			if err != nil {
+				whole = false
 				continue
 			}
 			fs, err := frameTree(ctx, sess, info.ParentFrameID)
 			if err != nil {
+				whole = false
 				continue
 			}
 			for _, f := range fs {
@@ -417,7 +471,7 @@ func (t *Tab) frames(ctx context.Context) ([]*cdp.Frame, error) {
 			added = true
 		}
 	}
-	return out, nil
+	return out, whole, nil
 }
 
 // frameTree flattens one target's frame tree; parent, when set, becomes
@@ -496,14 +550,17 @@ func (t *Tab) world(ctx context.Context, f *cdp.Frame) (*world, error) {
 		return w, nil
 	}
 	sess := t.sessFor(f.ID)
-	if err := t.instrument(ctx, sess); err != nil {
-		return nil, err
-	}
-	res, err := cdp.Call(ctx, sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.ID, WorldName: "vroom"})
+	fresh, err := t.instrument(ctx, sess)
 	if err != nil {
 		return nil, err
 	}
-	w := &world{frame: f.ID, loader: f.LoaderID, ctxID: res.ExecutionContextID, sess: sess}
+	// A world of the name the walker was installed in is the same world:
+	// the document's, with the walker in it.
+	res, err := cdp.Call(ctx, sess, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.ID, WorldName: worldName})
+	if err != nil {
+		return nil, err
+	}
+	w := &world{frame: f.ID, loader: f.LoaderID, ctxID: res.ExecutionContextID, sess: sess, preinstalled: !fresh}
 	t.worlds[f.ID] = w
 	return w, nil
 }
@@ -511,18 +568,7 @@ func (t *Tab) world(ctx context.Context, f *cdp.Frame) (*world, error) {
 // evalIn evaluates expr in the world, awaiting promises, and decodes the
 // JSON result into out (when non-nil).
 func (t *Tab) evalIn(ctx context.Context, w *world, expr string, out any) error {
-	boot := !w.booted.Load()
-	if boot {
-		// The walker returns at once where it already runs, so two first
-		// calls at the same time do no harm.
-		expr = walkerJS + ";\n" + expr
-	}
-	res, err := cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: expr, ContextID: w.ctxID, ReturnByValue: new(true), AwaitPromise: new(true), Silent: new(true),
-	})
-	if boot && err == nil && res.ExceptionDetails == nil {
-		w.booted.Store(true)
-	}
+	res, err := evalBooting(ctx, w, expr)
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot find context") {
 			delete(t.worlds, w.frame)
@@ -544,17 +590,30 @@ func (t *Tab) evalIn(ctx context.Context, w *world, expr string, out any) error 
 
 // mainWorld returns the world of the top frame.
 func (t *Tab) mainWorld(ctx context.Context) (*world, *cdp.Frame, error) {
-	// The top frame is always the tab's own: no need for the browser's
-	// target list that finding out-of-process frames takes.
-	fs, err := frameTree(ctx, t.target(), "")
+	f, err := t.topFrame(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(fs) == 0 {
-		return nil, nil, errors.New("no frames")
+	w, err := t.world(ctx, f)
+	return w, f, err
+}
+
+// topFrame is the tab's top frame: from the frame list when no frame event
+// came since it was read, else from the tab's own frame tree (the top
+// frame is always the tab's: no need for the browser's target list that
+// finding out-of-process frames takes).
+func (t *Tab) topFrame(ctx context.Context) (*cdp.Frame, error) {
+	if l, ok := t.cachedFrames(); ok {
+		return l[0], nil
 	}
-	w, err := t.world(ctx, fs[0])
-	return w, fs[0], err
+	fs, err := frameTree(ctx, t.target(), "")
+	if err != nil {
+		return nil, err
+	}
+	if len(fs) == 0 {
+		return nil, errors.New("no frames")
+	}
+	return fs[0], nil
 }
 
 // release frees a remote object handle. A failure only pins the object

@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -37,6 +38,13 @@ func (t *Tab) onEvent(ev any) {
 // out-of-process iframe's) asks of the browser. It runs in that session's
 // read loop.
 func (t *Tab) onAsk(sess *chromedp.Target, ev any) {
+	switch ev.(type) {
+	case *page.EventFrameAttached, *page.EventFrameDetached, *page.EventFrameNavigated,
+		*page.EventNavigatedWithinDocument, *target.EventAttachedToTarget, *target.EventDetachedFromTarget:
+		// Heard in the session's read loop, before any answer that came
+		// after it: a frame list read after an answer knows of it.
+		t.frameGen.Add(1)
+	}
 	switch ev := ev.(type) {
 	case *page.EventJavascriptDialogOpening:
 		t.dialogOpening(sess, ev)

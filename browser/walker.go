@@ -2,6 +2,7 @@ package browser
 
 import (
 	_ "embed"
+	"strconv"
 	"strings"
 )
 
@@ -67,15 +68,38 @@ func walkerModules() []walkerModule {
 }
 
 // walkerJS is the walker as one script: the modules in one function that
-// does nothing in a frame that already has the walker.
-var walkerJS = joinWalker(walkerModules())
+// does nothing in a frame that already has the walker. walkerDocJS is the
+// same walker as a session's new documents get it, in its world, as each
+// starts (instrument): it waits for its first call to start counting
+// mutations.
+var (
+	walkerJS    = joinWalker(walkerModules(), false)
+	walkerDocJS = joinWalker(walkerModules(), true)
+)
 
-func joinWalker(mods []walkerModule) string {
+func joinWalker(mods []walkerModule, atDocStart bool) string {
 	var b strings.Builder
 	b.WriteString("(() => {\nif (globalThis.__vroom) return;\n")
+	b.WriteString("const AT_DOC_START = " + strconv.FormatBool(atDocStart) + ";\n")
 	for _, m := range mods {
-		b.WriteString("\n// js/" + m.name + "\n" + m.src)
+		b.WriteString("\n// js/" + m.name + "\n")
+		writeCompact(&b, m.src)
 	}
 	b.WriteString("})();\n")
 	return b.String()
+}
+
+// writeCompact writes src without its indentation, blank lines and
+// whole-line comments: every document parses the walker, and a third of
+// its bytes are those. The walker has no template literals, so no line
+// break is inside a string.
+func writeCompact(b *strings.Builder, src string) {
+	for line := range strings.Lines(src) {
+		l := strings.TrimSpace(line)
+		if l == "" || strings.HasPrefix(l, "//") {
+			continue
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
 }

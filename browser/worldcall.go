@@ -10,6 +10,13 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 )
 
+// worldName is the isolated world the walker runs in, in every frame.
+const worldName = "vroom"
+
+// absent is what the first call in a preinstalled world answers when its
+// document started before the walker was installed for new ones.
+const absent = `"vroom:absent"`
+
 // boot runs the walker in w if no call has yet, for the few calls that
 // reach it other than through evalIn (a function called on an object,
 // a wait that must not forget the world).
@@ -17,15 +24,46 @@ func boot(ctx context.Context, w *world) error {
 	if w.booted.Load() {
 		return nil
 	}
-	res, err := cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: walkerJS, ContextID: w.ctxID, Silent: new(true)})
+	res, err := evalBooting(ctx, w, "true")
 	if err != nil {
 		return err
 	}
 	if res.ExceptionDetails != nil {
 		return fmt.Errorf("page script: %s", exceptionText(res.ExceptionDetails))
 	}
-	w.booted.Store(true)
 	return nil
+}
+
+// evalBooting evaluates expr in w, awaiting promises, with the walker's
+// start before it on the world's first call: the walker found running
+// where the document started with it, else sent along.
+func evalBooting(ctx context.Context, w *world, expr string) (runtime.EvaluateResult, error) {
+	boot := !w.booted.Load()
+	if boot && w.preinstalled {
+		res, err := evaluate(ctx, w, "globalThis.__vroom ? (__vroom.start(), "+expr+") : "+absent)
+		if err != nil || res.ExceptionDetails != nil || res.Result == nil || string(res.Result.Value) != absent {
+			if err == nil && res.ExceptionDetails == nil {
+				w.booted.Store(true)
+			}
+			return res, err
+		}
+	}
+	if boot {
+		// The walker returns at once where it already runs, so two first
+		// calls at the same time do no harm.
+		expr = walkerJS + ";\n" + expr
+	}
+	res, err := evaluate(ctx, w, expr)
+	if boot && err == nil && res.ExceptionDetails == nil {
+		w.booted.Store(true)
+	}
+	return res, err
+}
+
+func evaluate(ctx context.Context, w *world, expr string) (runtime.EvaluateResult, error) {
+	return cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: expr, ContextID: w.ctxID, ReturnByValue: new(true), AwaitPromise: new(true), Silent: new(true),
+	})
 }
 
 // call invokes __vroom.fn(args...) in the world.

@@ -27,11 +27,20 @@ addEventListener('mousedown', (e) => { if (e.isTrusted) { S.downs++; S.downAt = 
 S.scrolls = 0;
 S.lastScroll = 0;
 addEventListener('scroll', () => { S.scrolls++; S.lastScroll = performance.now(); }, { capture: true, passive: true });
-new MutationObserver((list) => {
-  S.muts += list.length;
-  S.lastMut = performance.now();
-  for (const f of S.onMut) f();
-}).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+// Mutations are counted from the walker's first use: installed as its
+// document starts (AT_DOC_START), it would otherwise pay for every node
+// the parser adds to a page it may never be asked about.
+function watchMutations() {
+  if (S.mo) return;
+  S.installed = performance.now();
+  S.mo = new MutationObserver((list) => {
+    S.muts += list.length;
+    S.lastMut = performance.now();
+    for (const f of S.onMut) f();
+  });
+  S.mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+}
+if (!AT_DOC_START) watchMutations();
 
 // The page's main world counts its requests and short timers
 // (netwatch.js) and answers on window events, which cross worlds. A
