@@ -214,6 +214,34 @@ const maskedValuesJS = `(() => {
 func (t *Tab) Secrets(ctx context.Context, hosts []string) ([]Secret, error) {
 	ctx, cancel := context.WithTimeout(ctx, guardWait)
 	defer cancel()
+	// The two reads go together: the fields' is the page's, the cookies'
+	// the browser's.
+	masked := make(chan maskedRead, 1)
+	go func() {
+		vals, err := t.maskedValues(ctx)
+		masked <- maskedRead{vals, err}
+	}()
+	out, err := t.cookieSecrets(ctx, hosts)
+	m := <-masked
+	if err != nil {
+		return nil, err
+	}
+	if m.err != nil {
+		return out, m.err
+	}
+	for _, v := range m.vals {
+		out = append(out, Secret{What: "a masked field's value", Value: v})
+	}
+	return out, nil
+}
+
+type maskedRead struct {
+	vals []string
+	err  error
+}
+
+// cookieSecrets are the cookies of hosts (host or host:port patterns).
+func (t *Tab) cookieSecrets(ctx context.Context, hosts []string) ([]Secret, error) {
 	var urls []string
 	for _, h := range hosts {
 		host := strings.TrimPrefix(h, "*.")
@@ -222,25 +250,31 @@ func (t *Tab) Secrets(ctx context.Context, hosts []string) ([]Secret, error) {
 		}
 		urls = append(urls, "http://"+host+"/", "https://"+host+"/")
 	}
-	var out []Secret
-	if len(urls) > 0 {
-		res, err := cdp.Call(ctx, t.target(), network.GetCookies, network.GetCookiesParams{URLs: urls})
-		if err != nil {
-			return nil, fmt.Errorf("secrets of %s: cookies: %w", t.id, t.fail(ctx, err))
-		}
-		for _, c := range res.Cookies {
-			out = append(out, Secret{What: "a cookie of " + strings.TrimPrefix(c.Domain, "."), Value: c.Value, Cookie: true})
-		}
+	if len(urls) == 0 {
+		return nil, nil
 	}
-	res, err := cdp.Call(ctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{Expression: maskedValuesJS, ReturnByValue: new(true), Silent: new(true)})
+	res, err := cdp.Call(ctx, t.target(), network.GetCookies, network.GetCookiesParams{URLs: urls})
 	if err != nil {
-		return out, fmt.Errorf("secrets of %s: masked fields: %w", t.id, t.fail(ctx, err))
+		return nil, fmt.Errorf("secrets of %s: cookies: %w", t.id, t.fail(ctx, err))
 	}
-	var vals []string
-	if res.ExceptionDetails == nil && res.Result != nil && json.Unmarshal(res.Result.Value, &vals) == nil {
-		for _, v := range vals {
-			out = append(out, Secret{What: "a masked field's value", Value: v})
-		}
+	var out []Secret
+	for _, c := range res.Cookies {
+		out = append(out, Secret{What: "a cookie of " + strings.TrimPrefix(c.Domain, "."), Value: c.Value, Cookie: true})
 	}
 	return out, nil
+}
+
+// maskedValues are the values of the page's masked fields.
+func (t *Tab) maskedValues(ctx context.Context) ([]string, error) {
+	res, err := cdp.Call(ctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{Expression: maskedValuesJS, ReturnByValue: new(true), Silent: new(true)})
+	if err != nil {
+		return nil, fmt.Errorf("secrets of %s: masked fields: %w", t.id, t.fail(ctx, err))
+	}
+	var vals []string
+	if res.ExceptionDetails == nil && res.Result != nil {
+		// A page that broke the read (a field's getter that throws) has
+		// no masked value read; the cookies still are.
+		_ = json.Unmarshal(res.Result.Value, &vals)
+	}
+	return vals, nil
 }

@@ -333,12 +333,18 @@ func (t *Tab) settleLoad(ctx, wait context.Context, s *step, st *settled, load <
 			return context.Cause(wait)
 		}
 	}
-	w, f, err := t.mainWorld(ctx)
+	// The whole frame list, not the top frame alone: the look at the new
+	// page that follows reads it from here.
+	fs, err := t.frames(ctx)
+	if err != nil {
+		return err
+	}
+	w, err := t.world(ctx, fs[0])
 	if err != nil {
 		return err
 	}
 	s.w = w
-	st.loaded = f.URL + f.URLFragment
+	st.loaded = fs[0].URL + fs[0].URLFragment
 	st.Settled = true
 	if s.a.Until == nil {
 		return nil
