@@ -560,7 +560,7 @@ func (t *Tab) world(ctx context.Context, f *cdp.Frame) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &world{frame: f.ID, loader: f.LoaderID, ctxID: res.ExecutionContextID, sess: sess, preinstalled: !fresh}
+	w := &world{frame: f.ID, loader: f.LoaderID, ctxID: res.ExecutionContextID, sess: sess, preinstalled: !fresh && f.ParentID == "" && sess == t.target()}
 	t.worlds[f.ID] = w
 	return w, nil
 }

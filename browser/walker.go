@@ -79,7 +79,14 @@ var (
 
 func joinWalker(mods []walkerModule, atDocStart bool) string {
 	var b strings.Builder
-	b.WriteString("(() => {\nif (globalThis.__vroom) return;\n")
+	if atDocStart {
+		// Only a tab's top document gets it as it starts: a page's many
+		// frames (ads, widgets) would each pay for a walker most are never
+		// asked about. A frame's walker comes with its first call.
+		b.WriteString("(() => {\nif (globalThis.__vroom || window !== window.top) return;\n")
+	} else {
+		b.WriteString("(() => {\nif (globalThis.__vroom) return;\n")
+	}
 	b.WriteString("const AT_DOC_START = " + strconv.FormatBool(atDocStart) + ";\n")
 	for _, m := range mods {
 		b.WriteString("\n// js/" + m.name + "\n")
