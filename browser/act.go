@@ -106,6 +106,9 @@ type step struct {
 	// it (a "Leave site?" accepted), whose request this step's events
 	// never saw; the settle awaits its fate all the same.
 	leaving bool
+	// look is the new document's first look, planned before a navigation
+	// the tab starts (firstlook.go).
+	look *firstLook
 }
 
 // act runs one action: it finds the target, takes the page's state,
@@ -114,6 +117,7 @@ type step struct {
 // the dialog as its effect. Caller holds t.op.
 func (t *Tab) act(ctx context.Context, a Action) (*Result, error) {
 	start, mark := time.Now(), t.notes.mark()
+	t.looked = nil // a look taken before this action is not the page after it
 	s := &step{a: a, r: &Result{Action: a.Kind, Ref: a.Ref}}
 	r, err := t.actSteps(ctx, s, start)
 	if interrupted(ctx) {
@@ -137,6 +141,8 @@ func (t *Tab) actSteps(ctx context.Context, s *step, start time.Time) (*Result, 
 		// making is the walker's whole cost on a page never looked at),
 		// and no state to compare, since the verdict is where it went.
 		s.before.URL = t.Info().URL
+		s.look = t.planLook(ctx, s.a)
+		defer t.unplan(s.look)
 	} else if err := t.resolveBefore(ctx, s); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -34,6 +35,11 @@ func (t *Tab) instrument(ctx context.Context, sess *chromedp.Target) (fresh bool
 		Source: netwatchJS, RunImmediately: new(true),
 	}); err != nil {
 		return false, fmt.Errorf("instrument the page's network: %w", err)
+	}
+	if sess == t.target() {
+		if _, err := cdp.Call(ctx, sess, runtime.AddBinding, runtime.AddBindingParams{Name: lookBinding, ExecutionContextName: worldName}); err != nil {
+			return false, fmt.Errorf("hear the walker of new documents: %w", err)
+		}
 	}
 	if _, err := cdp.Call(ctx, sess, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 		Source: walkerDocJS, WorldName: worldName,

@@ -218,7 +218,10 @@ func (t *Tab) observe(ctx context.Context, o ObserveOptions) (*Observation, erro
 	t.forgetOldDocuments(fs)
 	m := newMerge(fs[0])
 	m.obs.Query = o.Query
-	args := map[string]any{"limit": o.Limit, "roles": o.Roles, "query": o.Query, "all": o.All, "textMax": o.TextMax}
+	if o.Within == "" && o.Query == "" {
+		t.lookOpts, t.looks = o, true
+	}
+	args := observeArgs(o)
 	if o.Within != "" {
 		return t.observeWithin(ctx, m, fs, o, args)
 	}
@@ -244,7 +247,13 @@ func (t *Tab) observe(ctx context.Context, o ObserveOptions) (*Observation, erro
 				args["textMax"] = 0
 			}
 		}
-		fo, err := t.observeFrame(ctx, f, args)
+		var fo *frameObs
+		if top && o.Within == "" {
+			fo = t.takeLook(f.LoaderID, o.key())
+		}
+		if fo == nil {
+			fo, err = t.observeFrame(ctx, f, args)
+		}
 		if err != nil {
 			if top {
 				return nil, err
@@ -264,6 +273,11 @@ func (t *Tab) observe(ctx context.Context, o ObserveOptions) (*Observation, erro
 	t.version++
 	obs.Version = t.version
 	return obs, nil
+}
+
+// observeArgs are the walker's arguments for a look with options o.
+func observeArgs(o ObserveOptions) map[string]any {
+	return map[string]any{"limit": o.Limit, "roles": o.Roles, "query": o.Query, "all": o.All, "textMax": o.TextMax}
 }
 
 // observeWithin observes the subtree of one ref, in the frame it lives in.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/page"
 )
@@ -37,23 +38,29 @@ type settled struct {
 	navPending bool
 	// loaded is the URL of the document the wait for a load ended in.
 	loaded string
+	// Look is the page as a look sees it, taken in the settle's own call
+	// (settleLook) when the caller's next look is likely to want it.
+	Look *frameObs `json:"look"`
 }
 
 // navEvents are the page events an action's settle follows, subscribed
 // before the input.
 type navEvents struct {
 	nav, load, asked, stopped <-chan jsonv2.Value
-	stop                      func()
+	// look hears a new document's first look (firstlook.go).
+	look <-chan jsonv2.Value
+	stop func()
 }
 
 func (t *Tab) subscribeNav() *navEvents {
 	tg := t.target()
 	ev := &navEvents{}
-	var stops [4]func()
+	var stops [5]func()
 	ev.nav, stops[0] = tg.Subscribe("Page.frameNavigated")
 	ev.load, stops[1] = tg.Subscribe("Page.loadEventFired")
 	ev.asked, stops[2] = tg.Subscribe("Page.frameRequestedNavigation")
 	ev.stopped, stops[3] = tg.Subscribe("Page.frameStoppedLoading")
+	ev.look, stops[4] = tg.Subscribe("Runtime.bindingCalled")
 	ev.stop = func() {
 		for _, f := range stops {
 			f()
@@ -213,7 +220,7 @@ func (t *Tab) settle(ctx context.Context, s *step, ev *navEvents) (settled, erro
 	if !st.navigated {
 		return st, nil
 	}
-	err := t.settleLoad(ctx, wait, s, &st, ev.load)
+	err := t.settleLoad(ctx, wait, s, &st, ev)
 	return st, err
 }
 
@@ -285,7 +292,13 @@ func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) erro
 	if s.a.scrolls() {
 		sc = &scrollStart{Scrolls: s.before.Scrolls, Muts: s.before.Muts, Key: s.a.Kind == ActPress, Dir: s.a.scrollDir()}
 	}
-	err := t.call(wait, s.w, "settle", st, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, sc, t.settlesFast(s))
+	var err error
+	if look := t.lookArgs(s); look != nil {
+		err = t.call(wait, s.w, "settleLook", st, look, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, sc, t.settlesFast(s))
+		t.keepLook(s, st)
+	} else {
+		err = t.call(wait, s.w, "settle", st, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, sc, t.settlesFast(s))
+	}
 	switch {
 	case err == nil:
 		return nil
@@ -324,31 +337,60 @@ func (t *Tab) settlesFast(s *step) bool {
 
 // settleLoad waits for the new document's load event or the deadline,
 // then, when the action has a condition, for it in the new document's
-// own world.
-func (t *Tab) settleLoad(ctx, wait context.Context, s *step, st *settled, load <-chan jsonv2.Value) error {
-	select {
-	case <-load:
-	case <-wait.Done():
-		if ctx.Err() != nil || context.Cause(t.dead) != nil {
-			return context.Cause(wait)
-		}
-	}
-	// The whole frame list, not the top frame alone: the look at the new
-	// page that follows reads it from here.
-	fs, err := t.frames(ctx)
-	if err != nil {
+// own world. A document that started with the walker takes its first look
+// itself, right after its load (firstlook.go): the page is then known
+// without a call to it.
+func (t *Tab) settleLoad(ctx, wait context.Context, s *step, st *settled, ev *navEvents) error {
+	fl := s.look
+	if err := t.awaitNewLoad(ctx, wait, fl, ev); err != nil {
 		return err
 	}
-	w, err := t.world(ctx, fs[0])
+	var top *cdp.Frame
+	if t.awaitLook(wait, fl, ev) {
+		top, _ = t.tookLook(fl)
+	}
+	if top == nil {
+		// The whole frame list, not the top frame alone: the look at the
+		// new page that follows reads it from here.
+		fs, err := t.frames(ctx)
+		if err != nil {
+			return err
+		}
+		top = fs[0]
+	}
+	w, err := t.world(ctx, top)
 	if err != nil {
 		return err
 	}
 	s.w = w
-	st.loaded = fs[0].URL + fs[0].URLFragment
+	st.loaded = top.URL + top.URLFragment
 	st.Settled = true
 	if s.a.Until == nil {
 		return nil
 	}
 	st.Cond = nil
 	return t.call(wait, w, "settle", st, quietMs, t.b.opts.SettleTimeout.Milliseconds(), s.a.Until, "")
+}
+
+// awaitNewLoad waits for the new document's load event, or the deadline,
+// hearing meanwhile from the new document's walker.
+func (t *Tab) awaitNewLoad(ctx, wait context.Context, fl *firstLook, ev *navEvents) error {
+	look := ev.look
+	for {
+		select {
+		case <-ev.load:
+			return nil
+		case v, ok := <-look:
+			if !ok {
+				look = nil
+				continue
+			}
+			t.heard(fl, v)
+		case <-wait.Done():
+			if ctx.Err() != nil || context.Cause(t.dead) != nil {
+				return context.Cause(wait)
+			}
+			return nil
+		}
+	}
 }

@@ -63,6 +63,18 @@ type Tab struct {
 		list []*cdp.Frame
 		gen  int64
 	}
+	// lookOpts are the options of the tab's last look, which a new
+	// document's own first look is taken with; looked is that look until
+	// used (firstlook.go). Both under op.
+	lookOpts ObserveOptions
+	looks    bool // a look with lookOpts was asked for
+	looked   *pushedLook
+	// lastTop is the top frame as it last navigated, and lastTopGen the
+	// frame event count just after: with no frame event since, the frame
+	// list is that frame alone.
+	topMu      sync.Mutex
+	lastTop    *cdp.Frame
+	lastTopGen int64
 	// netOn marks the sessions whose pages carry netwatch.js.
 	netOn map[*chromedp.Target]bool
 

@@ -69,6 +69,9 @@ func (t *Tab) onAsk(sess *chromedp.Target, ev any) {
 		t.dropPermAsks(sess)
 	case *page.EventFrameNavigated:
 		if sess == t.target() && ev.Frame != nil && ev.Frame.ParentID == "" {
+			t.topMu.Lock()
+			t.lastTop, t.lastTopGen = ev.Frame, t.frameGen.Load()
+			t.topMu.Unlock()
 			t.topCommitted()
 		}
 	case *page.EventWindowOpen:

@@ -47,6 +47,8 @@ var (
 	jsSettle string
 	//go:embed js/input.js
 	jsInput string
+	//go:embed js/firstlook.js
+	jsFirstLook string
 	//go:embed js/api.js
 	jsAPI string
 )
@@ -63,7 +65,7 @@ func walkerModules() []walkerModule {
 		{"roles.js", jsRoles}, {"core.js", jsCore}, {"hidden.js", jsHidden}, {"naming.js", jsNaming},
 		{"walk.js", jsWalk}, {"text.js", jsText}, {"read.js", jsRead}, {"passages.js", jsPassages}, {"modal.js", jsModal}, {"refs.js", jsRefs},
 		{"observe.js", jsObserve}, {"prepare.js", jsPrepare}, {"settle.js", jsSettle}, {"input.js", jsInput},
-		{"api.js", jsAPI},
+		{"firstlook.js", jsFirstLook}, {"api.js", jsAPI},
 	}
 }
 
@@ -88,6 +90,7 @@ func joinWalker(mods []walkerModule, atDocStart bool) string {
 		b.WriteString("(() => {\nif (globalThis.__vroom) return;\n")
 	}
 	b.WriteString("const AT_DOC_START = " + strconv.FormatBool(atDocStart) + ";\n")
+	b.WriteString("const LOOK_BINDING = " + strconv.Quote(lookBinding) + ";\n")
 	for _, m := range mods {
 		b.WriteString("\n// js/" + m.name + "\n")
 		writeCompact(&b, m.src)

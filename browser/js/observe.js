@@ -137,7 +137,10 @@ async function observe(o) {
   const pos = positioner();
   const orphans = orphanIndex();
   const act = deepActive();
-  const ctx = { pos, orphans: orphans.size ? orphans : null, act, next: o.nextRef || 1 };
+  // Refs count on from the larger of the caller's next and this
+  // document's own: a look the page took itself (firstlook.js) may have
+  // handed out refs the caller has not heard of.
+  const ctx = { pos, orphans: orphans.size ? orphans : null, act, next: Math.max(o.nextRef || 1, S.nextRef || 1) };
   const controls = chosen.map((c) => describeControl(c, ctx));
   // A query's passages: the page's text that matches, with the controls
   // near each (the first three inside its block or row); those not
@@ -183,6 +186,7 @@ async function observe(o) {
   if (dlg && !o.within) {
     [dialogRef, next] = refFor(dlg, keysOf(dlg, dlg.tagName, 'dialog', nameOf(dlg, dlg.tagName, 'dialog'), pos), next, orphans.size ? orphans : null);
   }
+  S.nextRef = next;
   // Hand back only live entries so the map cannot grow without bound.
   if (S.byRef.size > 4 * (controls.length + 500)) {
     for (const [r, e] of S.byRef) { const el = e.w.deref(); if (!el || !el.isConnected) S.byRef.delete(r); }

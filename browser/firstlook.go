@@ -1,0 +1,215 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	neturl "net/url"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+)
+
+// lookBinding is how a walker installed as its document started speaks to
+// the tab (firstlook.js): once as it starts, and with the look it took
+// once the document loaded. Only the walker's world has it.
+const lookBinding = "__vroomLook"
+
+// lookWait bounds the wait, after a load, for the look its document
+// takes: it is due in the task after the load's, so a page that takes
+// longer is busy, and is looked at the usual way.
+const lookWait = 500 * time.Millisecond
+
+// lookMsg is what the walker sends through lookBinding.
+type lookMsg struct {
+	Token string    `json:"token"`
+	Obs   *frameObs `json:"obs"`
+}
+
+// firstLook follows one navigation's new document for the look it takes
+// of itself after its load.
+type firstLook struct {
+	script page.ScriptIdentifier // the plan, installed for new documents
+	token  string
+	key    string // the options the look is taken with
+	ctxID  runtime.ExecutionContextID
+	obs    *frameObs
+}
+
+// planLook installs, before a navigation the tab starts, the plan of the
+// new document's first look (firstlook.js). Without it (a page that
+// predates the walker, a failed call) the new page is looked at the usual
+// way. Caller holds t.op.
+func (t *Tab) planLook(ctx context.Context, a Action) *firstLook {
+	if !t.netOn[t.target()] {
+		return nil
+	}
+	o := t.lookOpts.norm()
+	args := observeArgs(o)
+	args["nextRef"] = t.nextRef
+	fl := &firstLook{key: o.key(), token: strconv.FormatInt(time.Now().UnixNano(), 36)}
+	url := ""
+	if a.Kind == ActNavigate {
+		if u, err := neturl.Parse(a.URL); err == nil {
+			url = u.String()
+		}
+	}
+	plan, err := json.Marshal(map[string]any{"token": fl.token, "args": args, "url": url})
+	if err != nil {
+		return nil
+	}
+	res, err := cdp.Call(ctx, t.target(), page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: "globalThis.__vroom && __vroom.planLook(" + string(plan) + ")", WorldName: worldName,
+	})
+	if err != nil {
+		return nil
+	}
+	fl.script = res.Identifier
+	return fl
+}
+
+// unplan removes the plan once its navigation has settled, in the
+// background: a document that starts meanwhile finds a plan for another
+// URL, or a look nobody waits for, whose refs the walker keeps counting.
+func (t *Tab) unplan(fl *firstLook) {
+	if fl == nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(t.dead, t.b.opts.CallTimeout)
+		defer cancel()
+		if _, err := cdp.Call(ctx, t.target(), page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: fl.script}); err != nil && ctx.Err() == nil {
+			t.b.opts.Logf("tab %s: remove a look's plan: %v", t.id, err)
+		}
+	}()
+}
+
+// heard keeps the look a message of lookBinding carries when it is the one
+// planned. Caller holds t.op.
+func (t *Tab) heard(fl *firstLook, v jsonv2.Value) {
+	var e runtime.EventBindingCalled
+	if fl == nil || jsonv2.Unmarshal(v, &e) != nil || e.Name != lookBinding {
+		return
+	}
+	var m lookMsg
+	if json.Unmarshal([]byte(e.Payload), &m) != nil || m.Token != fl.token || m.Obs == nil || m.Obs.Err != "" {
+		return
+	}
+	fl.obs, fl.ctxID = m.Obs, e.ExecutionContextID
+	// The refs it handed out are taken, used or not.
+	t.nextRef = max(t.nextRef, m.Obs.NextRef)
+}
+
+// awaitLook waits, after the load, for the look the loaded document
+// takes, and reports whether it came.
+func (t *Tab) awaitLook(ctx context.Context, fl *firstLook, ev *navEvents) bool {
+	if fl == nil {
+		return false
+	}
+	timer := time.NewTimer(lookWait)
+	defer timer.Stop()
+	for fl.obs == nil {
+		select {
+		case v, ok := <-ev.look:
+			if !ok {
+				return false
+			}
+			t.heard(fl, v)
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+// tookLook makes what the look needs known without asking the page: the
+// new document's world (the one the look came from) and, when no frame
+// came or went since the top frame navigated, the frame list. It reports
+// false when the frames are not known, and the look is not used.
+func (t *Tab) tookLook(fl *firstLook) (*cdp.Frame, bool) {
+	t.topMu.Lock()
+	top, gen := t.lastTop, t.lastTopGen
+	t.topMu.Unlock()
+	if top == nil || gen != t.frameGen.Load() || fl.obs.URL != top.URL+top.URLFragment {
+		return nil, false
+	}
+	t.framesAt.list, t.framesAt.gen = []*cdp.Frame{top}, gen
+	w := &world{frame: top.ID, loader: top.LoaderID, ctxID: fl.ctxID, sess: t.target(), preinstalled: true}
+	w.booted.Store(true)
+	t.worlds[top.ID] = w
+	t.keep(top.LoaderID, fl.key, fl.obs)
+	// The tab says where it is as soon as its caller hears: the browser's
+	// own report of the title comes later.
+	title, url := fl.obs.Title, fl.obs.URL
+	t.update(func(ti *TabInfo) bool {
+		ch := ti.URL != url || (title != "" && ti.Title != title)
+		ti.URL = url
+		if title != "" {
+			ti.Title = title
+		}
+		return ch
+	})
+	return top, true
+}
+
+// pushedLook is a look at the top frame taken with an action's last call
+// to the page (the load's, the settle's), until a look of the same
+// options at that document uses it.
+type pushedLook struct {
+	loader cdp.LoaderID
+	key    string
+	obs    *frameObs
+	at     time.Time
+}
+
+// lookFresh is how long after it was taken such a look stands for the
+// page: the caller that asks for it right after the action gets it, one
+// that comes back later looks again.
+const lookFresh = 250 * time.Millisecond
+
+// keep makes obs the look the next look at loader with options key uses.
+func (t *Tab) keep(loader cdp.LoaderID, key string, obs *frameObs) {
+	t.looked = &pushedLook{loader: loader, key: key, obs: obs, at: time.Now()}
+	// The refs it handed out are taken, used or not.
+	t.nextRef = max(t.nextRef, obs.NextRef)
+}
+
+// takeLook returns the look taken with the action for a look with options
+// key at document loader; once.
+func (t *Tab) takeLook(loader cdp.LoaderID, key string) *frameObs {
+	l := t.looked
+	t.looked = nil
+	if l == nil || l.loader != loader || l.key != key || time.Since(l.at) > lookFresh {
+		return nil
+	}
+	return l.obs
+}
+
+// lookArgs are the arguments of the look a settle in the top frame takes
+// in its own call, or nil where the settle does not: in a frame, or where
+// the caller has never looked (it may not want to).
+func (t *Tab) lookArgs(s *step) map[string]any {
+	if s.w == nil || string(s.w.frame) != t.id || s.w.sess != t.target() || !t.looks {
+		return nil
+	}
+	args := observeArgs(t.lookOpts.norm())
+	args["nextRef"] = t.nextRef
+	return args
+}
+
+// keepLook keeps the look the settle took, while the page is the one the
+// action acted on.
+func (t *Tab) keepLook(s *step, st *settled) {
+	if st.Look == nil || st.Look.Err != "" {
+		st.Look = nil
+		return
+	}
+	t.keep(s.w.loader, t.lookOpts.norm().key(), st.Look)
+	st.Look = nil
+}

@@ -1,0 +1,38 @@
+// The first look at a document its tab navigated to, taken by the page
+// itself once it has loaded. Asked for after the load, a look waits behind
+// the new page's first frame and whatever else the browser does at a load;
+// taken in the task right after the load, it reaches the Go side first.
+//
+// Before it navigates, the Go side installs a plan for the new document's
+// world (the look's arguments, a token, the URL it expects), which runs
+// after the walker as the document starts and calls planLook.
+
+// planLook takes the look the plan asks for once the document has loaded,
+// and sends it through the binding only the walker's world has.
+function planLook(p) {
+  if (!AT_DOC_START || (p.url && p.url !== location.href)) return false;
+  const send = globalThis[LOOK_BINDING];
+  if (typeof send !== 'function') return false;
+  watchMutations();
+  addEventListener('load', () => {
+    // A message's task runs once the load's is over: after the page's own
+    // load handlers, which may still change what there is to see.
+    const c = new MessageChannel();
+    c.port1.onmessage = async () => {
+      let obs = null;
+      try { obs = await observe(p.args); } catch (e) { obs = { err: String(e) }; }
+      send(JSON.stringify({ token: p.token, obs }));
+    };
+    c.port2.postMessage(0);
+  }, { once: true });
+  return true;
+}
+
+// settleLook is settle followed, in the same call, by the look at the
+// page it settled in: the look the caller asks for next, without another
+// round trip to the page.
+async function settleLook(look, ...args) {
+  const st = await settle(...args);
+  try { st.look = await observe(look); } catch (e) { st.look = null; }
+  return st;
+}
