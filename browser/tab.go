@@ -57,7 +57,8 @@ type Tab struct {
 	bases           baselines
 	// frameGen counts the frame events the tab's sessions heard (a frame
 	// attached, detached or navigated; an out-of-process frame attached
-	// or detached); framesAt is the frame list read at one count.
+	// or detached); framesAt is a frame list known at one count without
+	// asking the page (cachedFrames).
 	frameGen atomic.Int64
 	framesAt struct {
 		list []*cdp.Frame
@@ -408,111 +409,6 @@ func (t *Tab) Activate(ctx context.Context) error {
 	return nil
 }
 
-// frames returns the frame tree flattened, top frame first, including the
-// frames of cross-site iframes that site isolation put in other processes.
-// Caller holds t.op.
-func (t *Tab) frames(ctx context.Context) ([]*cdp.Frame, error) {
-	// The frames are read again only when a session's events say a frame
-	// came, went or navigated since they were last read (onAsk).
-	if l, ok := t.cachedFrames(); ok {
-		return l, nil
-	}
-	gen := t.frameGen.Load()
-	out, whole, err := t.readFrames(ctx)
-	if err == nil && whole {
-		t.framesAt.list, t.framesAt.gen = out, gen
-	}
-	return out, err
-}
-
-// cachedFrames is the frame list last read, while no frame event has come
-// since. Caller holds t.op.
-func (t *Tab) cachedFrames() ([]*cdp.Frame, bool) {
-	l := t.framesAt.list
-	return l, l != nil && t.framesAt.gen == t.frameGen.Load()
-}
-
-// readFrames is frames, read from the sessions; whole is false when an
-// out-of-process frame could not be read, and the list is without it.
-func (t *Tab) readFrames(ctx context.Context) (out []*cdp.Frame, whole bool, err error) {
-	out, err = frameTree(ctx, t.target(), "")
-	if err != nil {
-		return nil, false, err
-	}
-	if len(out) == 0 {
-		return nil, false, errors.New("no frames")
-	}
-	if t.b.opts.DisableSiteIsolation && t.b.opts.RemoteURL == "" {
-		// Launched without site isolation: every frame is in this target.
-		return out, true, nil
-	}
-	// Without the browser's target list (or an iframe's session, below),
-	// out-of-process frames are left out and the rest of the page is
-	// still seen: better than no observation at all.
-	infos, err := cdp.Call(ctx, chromedp.FromContext(t.s.ctx).Browser, target.GetTargets, target.GetTargetsParams{})
-	if err != nil {
-		return out, false, nil
-	}
-	known := map[cdp.FrameID]bool{}
-	for _, f := range out {
-		known[f.ID] = true
-	}
-	whole = true
-	for added := true; added; {
-		added = false
-		for _, info := range infos.TargetInfos {
-			id := cdp.FrameID(info.TargetID)
-			if info.Type != "iframe" || !known[info.ParentFrameID] || known[id] {
-				continue
-			}
-			sess, err := t.oopif(ctx, info.TargetID)
-			if err != nil {
-				whole = false
-				continue
-			}
-			fs, err := frameTree(ctx, sess, info.ParentFrameID)
-			if err != nil {
-				whole = false
-				continue
-			}
-			for _, f := range fs {
-				known[f.ID] = true
-				t.sess[f.ID] = sess
-			}
-			out = append(out, fs...)
-			added = true
-		}
-	}
-	return out, whole, nil
-}
-
-// frameTree flattens one target's frame tree; parent, when set, becomes
-// the parent of its root (an iframe target's root frame).
-func frameTree(ctx context.Context, sess *chromedp.Target, parent cdp.FrameID) ([]*cdp.Frame, error) {
-	res, err := cdp.Call(ctx, sess, page.GetFrameTree, cdp.Empty{})
-	if err != nil {
-		return nil, err
-	}
-	var out []*cdp.Frame
-	var walk func(ft *page.FrameTree)
-	walk = func(ft *page.FrameTree) {
-		if ft == nil || ft.Frame == nil {
-			return
-		}
-		out = append(out, ft.Frame)
-		for _, c := range ft.ChildFrames {
-			walk(c)
-		}
-	}
-	walk(res.FrameTree)
-	if parent != "" && len(out) > 0 {
-		root := *out[0]
-		root.ParentID = parent
-		out[0] = &root
-	}
-	return out, nil
-}
-
 // oopif attaches (once) to an out-of-process iframe target.
 func (t *Tab) oopif(ctx context.Context, id target.ID) (*chromedp.Target, error) {
 	if s := t.oopifs[id]; s != nil {
@@ -608,24 +504,6 @@ func (t *Tab) mainWorld(ctx context.Context) (*world, *cdp.Frame, error) {
 	}
 	w, err := t.world(ctx, f)
 	return w, f, err
-}
-
-// topFrame is the tab's top frame: from the frame list when no frame event
-// came since it was read, else from the tab's own frame tree (the top
-// frame is always the tab's: no need for the browser's target list that
-// finding out-of-process frames takes).
-func (t *Tab) topFrame(ctx context.Context) (*cdp.Frame, error) {
-	if l, ok := t.cachedFrames(); ok {
-		return l[0], nil
-	}
-	fs, err := frameTree(ctx, t.target(), "")
-	if err != nil {
-		return nil, err
-	}
-	if len(fs) == 0 {
-		return nil, errors.New("no frames")
-	}
-	return fs[0], nil
 }
 
 // release frees a remote object handle. A failure only pins the object
