@@ -12,7 +12,6 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/css"
-	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/overlay"
 	"github.com/chromedp/cdproto/page"
@@ -224,17 +223,13 @@ func (t *Tab) emulate(ctx context.Context, tg *chromedp.Target) error {
 	return quietDomains(ctx, tg)
 }
 
-// quietDomains turns off the DOM and CSS agents chromedp enables on every
-// session it attaches. Nothing here reads their events or node ids (nodes
-// are named by backend id), and they cost every document: the CSS agent
-// tracks each style sheet, and each DOM.documentUpdated has chromedp fetch
-// the new document, on the page's main thread, while it loads.
+// quietDomains turns off the CSS agent chromedp enables on every session
+// it attaches: nothing here reads its events, and it tracks every style
+// sheet of every document. (The DOM agent stays: the overlay agent, which
+// unbuffers input, needs it.)
 func quietDomains(ctx context.Context, sess *chromedp.Target) error {
 	if _, err := cdp.Call(ctx, sess, css.Disable, cdp.Empty{}); err != nil {
 		return fmt.Errorf("disable the CSS agent: %w", err)
-	}
-	if _, err := cdp.Call(ctx, sess, dom.Disable, cdp.Empty{}); err != nil {
-		return fmt.Errorf("disable the DOM agent: %w", err)
 	}
 	return nil
 }
