@@ -3,10 +3,9 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	neturl "net/url"
 	"strconv"
 	"time"
-
-	neturl "net/url"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
@@ -14,9 +13,9 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 )
 
-// lookBinding is how a walker installed as its document started speaks to
-// the tab (firstlook.js): once as it starts, and with the look it took
-// once the document loaded. Only the walker's world has it.
+// lookBinding is how a walker installed as its document started sends the
+// tab the look it took once the document loaded (firstlook.js). Only the
+// walker's world has it.
 const lookBinding = "__vroomLook"
 
 // lookWait bounds the wait, after a load, for the look its document
@@ -55,6 +54,9 @@ func (t *Tab) planLook(ctx context.Context, a Action) *firstLook {
 	url := ""
 	if a.Kind == ActNavigate {
 		if u, err := neturl.Parse(a.URL); err == nil {
+			if u.Path == "" && (u.Scheme == "http" || u.Scheme == "https") {
+				u.Path = "/" // as location.href has it
+			}
 			url = u.String()
 		}
 	}
