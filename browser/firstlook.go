@@ -132,14 +132,15 @@ func (t *Tab) awaitLook(ctx context.Context, fl *firstLook, ev *navEvents) bool 
 
 // tookLook makes what the look needs known without asking the page: the
 // new document's world (the one the look came from) and, when no frame
-// came or went since the top frame navigated, the frame list. It reports
-// false when the frames are not known, and the look is not used.
-func (t *Tab) tookLook(fl *firstLook) (*cdp.Frame, bool) {
+// came or went since the top frame navigated, the frame list; it returns
+// the top frame, or nil when the frames are not known and the look is not
+// used.
+func (t *Tab) tookLook(fl *firstLook) *cdp.Frame {
 	t.topMu.Lock()
 	top, gen := t.lastTop, t.lastTopGen
 	t.topMu.Unlock()
 	if top == nil || gen != t.frameGen.Load() || fl.obs.URL != top.URL+top.URLFragment {
-		return nil, false
+		return nil
 	}
 	t.framesAt.list, t.framesAt.gen = []*cdp.Frame{top}, gen
 	w := &world{frame: top.ID, loader: top.LoaderID, ctxID: fl.ctxID, sess: t.target(), preinstalled: true}
@@ -157,7 +158,7 @@ func (t *Tab) tookLook(fl *firstLook) (*cdp.Frame, bool) {
 		}
 		return ch
 	})
-	return top, true
+	return top
 }
 
 // pushedLook is a look at the top frame taken with an action's last call

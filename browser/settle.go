@@ -292,12 +292,14 @@ func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) erro
 	if s.a.scrolls() {
 		sc = &scrollStart{Scrolls: s.before.Scrolls, Muts: s.before.Muts, Key: s.a.Kind == ActPress, Dir: s.a.scrollDir()}
 	}
-	var err error
-	if look := t.lookArgs(s); look != nil {
-		err = t.call(wait, s.w, "settleLook", st, look, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, sc, t.settlesFast(s))
+	fn, args := "settle", []any{quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, sc, t.settlesFast(s)}
+	look := t.lookArgs(s)
+	if look != nil {
+		fn, args = "settleLook", append([]any{look}, args...)
+	}
+	err := t.call(wait, s.w, fn, st, args...)
+	if look != nil {
 		t.keepLook(s, st)
-	} else {
-		err = t.call(wait, s.w, "settle", st, quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, sc, t.settlesFast(s))
 	}
 	switch {
 	case err == nil:
@@ -347,7 +349,7 @@ func (t *Tab) settleLoad(ctx, wait context.Context, s *step, st *settled, ev *na
 	}
 	var top *cdp.Frame
 	if t.awaitLook(wait, fl, ev) {
-		top, _ = t.tookLook(fl)
+		top = t.tookLook(fl)
 	}
 	if top == nil {
 		// The whole frame list, not the top frame alone: the look at the
