@@ -44,6 +44,12 @@ func TestFirstLookAfterPageLoadHandlers(t *testing.T) {
 		if err != nil || !cr.Changed {
 			t.Fatalf("click %s: %+v %v", ref, cr, err)
 		}
+		tab.op.Lock()
+		settledLook := tab.looked != nil
+		tab.op.Unlock()
+		if !settledLook {
+			t.Errorf("navigation %d: the click's settle took no look of the page", i)
+		}
 		// The diff after the click comes from the settle's own look.
 		d, err := tab.Changes(ctx, obs.Version, ObserveOptions{})
 		if err != nil {

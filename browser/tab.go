@@ -65,7 +65,8 @@ type Tab struct {
 	}
 	// lookOpts are the options of the tab's last look, which a new
 	// document's own first look is taken with; looked is that look until
-	// used (firstlook.go). Both under op.
+	// used (firstlook.go); looks is set once a caller asked for such a
+	// look. All under op.
 	lookOpts ObserveOptions
 	looks    bool // a look with lookOpts was asked for
 	looked   *pushedLook
