@@ -109,6 +109,8 @@ type step struct {
 	// look is the new document's first look, planned before a navigation
 	// the tab starts (firstlook.go).
 	look *firstLook
+	// lookSeq numbers the look the settle takes in its own call, if any.
+	lookSeq int64
 }
 
 // act runs one action: it finds the target, takes the page's state,

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 )
 
 // lookBinding is how a walker installed as its document started sends the
@@ -35,6 +36,7 @@ type firstLook struct {
 	script page.ScriptIdentifier // the plan, installed for new documents
 	token  string
 	key    string // the options the look is taken with
+	seq    int64  // the look's number (nextLook)
 	ctxID  runtime.ExecutionContextID
 	obs    *frameObs
 }
@@ -50,7 +52,8 @@ func (t *Tab) planLook(ctx context.Context, a Action) *firstLook {
 	o := t.lookOpts.norm()
 	args := observeArgs(o)
 	args["nextRef"] = t.nextRef
-	fl := &firstLook{key: o.key(), token: strconv.FormatInt(time.Now().UnixNano(), 36)}
+	fl := &firstLook{key: o.key(), token: strconv.FormatInt(time.Now().UnixNano(), 36), seq: t.nextLook()}
+	args["seq"] = fl.seq
 	url := ""
 	if a.Kind == ActNavigate {
 		if u, err := neturl.Parse(a.URL); err == nil {
@@ -146,7 +149,7 @@ func (t *Tab) tookLook(fl *firstLook) *cdp.Frame {
 	w := &world{frame: top.ID, loader: top.LoaderID, ctxID: fl.ctxID, sess: t.target(), preinstalled: true}
 	w.booted.Store(true)
 	t.worlds[top.ID] = w
-	t.keep(top.LoaderID, fl.key, fl.obs)
+	t.keep(top.LoaderID, fl.key, fl.obs, fl.seq)
 	// The tab says where it is as soon as its caller hears: the browser's
 	// own report of the title comes later.
 	title, url := fl.obs.Title, fl.obs.URL
@@ -168,17 +171,46 @@ type pushedLook struct {
 	loader cdp.LoaderID
 	key    string
 	obs    *frameObs
+	seq    int64 // the look's number, which a change after it reports
 	at     time.Time
 }
 
 // lookFresh is how long after it was taken such a look stands for the
-// page: the caller that asks for it right after the action gets it, one
-// that comes back later looks again.
+// page, while the page reports no change since: the caller that asks for
+// it right after the action gets it, one that comes back later looks
+// again.
 const lookFresh = 250 * time.Millisecond
 
-// keep makes obs the look the next look at loader with options key uses.
-func (t *Tab) keep(loader cdp.LoaderID, key string, obs *frameObs) {
-	t.looked = &pushedLook{loader: loader, key: key, obs: obs, at: time.Now()}
+// nextLook numbers a look taken for a caller; the walker that takes it
+// reports, through lookBinding, the first change the page makes after
+// it (firstlook.js), and from then on the look does not stand for the
+// page. Caller holds t.op.
+func (t *Tab) nextLook() int64 {
+	t.lookSeq++
+	return t.lookSeq
+}
+
+// lookChanged takes the walker's report of a change after look seq; heard
+// in the session's read loop, so before any answer the page sent later.
+func (t *Tab) lookChanged(sess *chromedp.Target, ev *runtime.EventBindingCalled) {
+	var m struct {
+		Changed int64 `json:"changed"`
+	}
+	if sess != t.target() || ev.Name != lookBinding || json.Unmarshal([]byte(ev.Payload), &m) != nil || m.Changed == 0 {
+		return
+	}
+	for {
+		old := t.changedLook.Load()
+		if m.Changed <= old || t.changedLook.CompareAndSwap(old, m.Changed) {
+			return
+		}
+	}
+}
+
+// keep makes obs, look seq, the look the next look at loader with options
+// key uses.
+func (t *Tab) keep(loader cdp.LoaderID, key string, obs *frameObs, seq int64) {
+	t.looked = &pushedLook{loader: loader, key: key, obs: obs, seq: seq, at: time.Now()}
 	// The refs it handed out are taken, used or not.
 	t.nextRef = max(t.nextRef, obs.NextRef)
 }
@@ -188,7 +220,7 @@ func (t *Tab) keep(loader cdp.LoaderID, key string, obs *frameObs) {
 func (t *Tab) takeLook(loader cdp.LoaderID, key string) *frameObs {
 	l := t.looked
 	t.looked = nil
-	if l == nil || l.loader != loader || l.key != key || time.Since(l.at) > lookFresh {
+	if l == nil || l.loader != loader || l.key != key || time.Since(l.at) > lookFresh || t.changedLook.Load() >= l.seq {
 		return nil
 	}
 	return l.obs
@@ -203,6 +235,8 @@ func (t *Tab) lookArgs(s *step) map[string]any {
 	}
 	args := observeArgs(t.lookOpts.norm())
 	args["nextRef"] = t.nextRef
+	s.lookSeq = t.nextLook()
+	args["seq"] = s.lookSeq
 	return args
 }
 
@@ -213,6 +247,6 @@ func (t *Tab) keepLook(s *step, st *settled) {
 		st.Look = nil
 		return
 	}
-	t.keep(s.w.loader, t.lookOpts.norm().key(), st.Look)
+	t.keep(s.w.loader, t.lookOpts.norm().key(), st.Look, s.lookSeq)
 	st.Look = nil
 }

@@ -90,3 +90,42 @@ func TestFirstLookRefsStayUnique(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptLookYieldsToLaterChange: a look taken with an action stands for
+// the page only until the page changes on its own (a message from another
+// window, a script, focus moving); the look after that is a new one.
+func TestKeptLookYieldsToLaterChange(t *testing.T) {
+	t.Parallel()
+	ctx := tctx(t)
+	tab := openTab(t, "/onload.html")
+	for i, change := range []struct{ script, want string }{
+		{`document.getElementById('status').textContent = 'Signed in'`, "Signed in"},
+		{`document.title = 'Renamed'; document.querySelector('h1').textContent = 'Renamed'`, "Renamed"},
+		{`const b = document.querySelector('button'); b.textContent = 'Export again'; b.focus()`, "Export again"},
+	} {
+		obs, err := tab.Observe(ctx, ObserveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := find(t, obs, "button", "Export").Ref
+		if _, err := tab.Click(ctx, ref); err != nil {
+			t.Fatalf("click %s: %v", ref, err)
+		}
+		tab.op.Lock()
+		kept := tab.looked != nil
+		tab.op.Unlock()
+		if !kept {
+			t.Fatalf("change %d: the click's settle kept no look", i)
+		}
+		// The change lands after the click's look; the promise resolves
+		// in a later task, once the page's observers have run.
+		eval[bool](t, tab, `(() => { `+change.script+`; return new Promise((r) => setTimeout(() => r(true), 0)); })()`)
+		after, err := tab.Observe(ctx, ObserveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(after.Compact(), change.want) {
+			t.Fatalf("change %d: the look after the page changed is the one from before it:\n%s", i, after.Compact())
+		}
+	}
+}

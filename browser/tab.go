@@ -70,6 +70,11 @@ type Tab struct {
 	lookOpts ObserveOptions
 	looks    bool // a look with lookOpts was asked for
 	looked   *pushedLook
+	// lookSeq numbers the looks taken for a caller (under op); changedLook
+	// is the highest of them the page reported a change after, heard in
+	// the session's read loop.
+	lookSeq     int64
+	changedLook atomic.Int64
 	// lastTop is the top frame as it last navigated, and lastTopGen the
 	// frame event count just after: with no frame event since, the frame
 	// list is that frame alone.

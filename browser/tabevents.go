@@ -57,6 +57,8 @@ func (t *Tab) onAsk(sess *chromedp.Target, ev any) {
 	case *runtime.EventBindingCalled:
 		if ev.Name == permBinding {
 			t.permissionAsked(sess, ev)
+		} else if ev.Name == lookBinding {
+			t.lookChanged(sess, ev)
 		} else if sess != t.target() {
 			t.personFrameEvent(sess, ev)
 		}

@@ -13,6 +13,7 @@ const S = {
   installed: performance.now(),
   onMut: new Set(),      // callbacks of waits that react to mutations
   onNet: new Set(),      // callbacks of waits that react to the network
+  armed: 0,              // the kept look a change is reported for (firstlook.js)
 };
 
 // Counting trusted presses, and keeping what the last one hit, tells a
@@ -26,7 +27,8 @@ addEventListener('mousedown', (e) => { if (e.isTrusted) { S.downs++; S.downAt = 
 // moved, and when its animation ended, from one that had nowhere to go.
 S.scrolls = 0;
 S.lastScroll = 0;
-addEventListener('scroll', () => { S.scrolls++; S.lastScroll = performance.now(); }, { capture: true, passive: true });
+addEventListener('scroll', () => { S.scrolls++; S.lastScroll = performance.now(); pageChanged(); }, { capture: true, passive: true });
+for (const type of ['input', 'change', 'focusin', 'focusout']) addEventListener(type, () => pageChanged(), true);
 // Mutations are counted from the walker's first use: installed as its
 // document starts (AT_DOC_START), it would otherwise pay for every node
 // the parser adds to a page it may never be asked about.
@@ -36,6 +38,7 @@ function watchMutations() {
   S.mo = new MutationObserver((list) => {
     S.muts += list.length;
     S.lastMut = performance.now();
+    pageChanged();
     for (const f of S.onMut) f();
   });
   S.mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });

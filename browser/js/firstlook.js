@@ -19,6 +19,7 @@ function planLook(p) {
     // load handlers, which may still change what there is to see.
     const c = new MessageChannel();
     c.port1.onmessage = async () => {
+      armLook(p.args && p.args.seq);
       let obs = null;
       try { obs = await observe(p.args); } catch (e) { obs = { err: String(e) }; }
       send(JSON.stringify({ token: p.token, obs }));
@@ -33,6 +34,23 @@ function planLook(p) {
 // round trip to the page.
 async function settleLook(look, ...args) {
   const st = await settle(...args);
+  armLook(look && look.seq);
   try { st.look = await observe(look); } catch (e) { st.look = null; }
   return st;
+}
+
+// A look kept for its caller stands for the page only until the page
+// changes: the first change after it (a mutation, a scroll, input, focus
+// moving) is reported through the binding, with the look's number. Armed
+// before the look is taken, so a change during it counts too.
+function armLook(seq) {
+  if (!seq || typeof globalThis[LOOK_BINDING] !== 'function') return;
+  watchMutations();
+  S.armed = seq;
+}
+function pageChanged() {
+  const seq = S.armed;
+  if (!seq) return;
+  S.armed = 0;
+  try { globalThis[LOOK_BINDING](JSON.stringify({ changed: seq })); } catch (e) { /* the binding is gone with its document */ }
 }
