@@ -64,6 +64,11 @@ func startWailsDev(t *testing.T, configDir string, env ...string) string {
 			t.Fatalf("wails dev exited:\n%s", logs.String())
 		default:
 		}
+		// The app's own last words (app.Main's "vroom: ..."): wails dev
+		// outlives an app that failed to start, waiting for a rebuild.
+		if out := logs.String(); strings.HasPrefix(out, "vroom: ") || strings.Contains(out, "\nvroom: ") {
+			t.Fatalf("the app exited at startup:\n%s", out)
+		}
 		resp, err := http.Get(url + "wails/ipc.js")
 		if err != nil {
 			return false

@@ -92,4 +92,14 @@ set +e
 "$@"
 rc=$?
 set -e
+# A failed run shows what the services said: a window that could not
+# open, a sink that went away, is often explained there.
+if ((rc != 0)); then
+  for log in xvfb dbus keyring pulse; do
+    if [ -s "$root/$log.log" ]; then
+      echo "== testenv: the end of $log.log"
+      tail -n 20 "$root/$log.log"
+    fi
+  done
+fi
 exit $rc
