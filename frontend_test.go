@@ -22,6 +22,10 @@ import (
 
 // startWailsDev runs `wails dev` and returns the URL where the frontend is
 // served with working Go bindings. env adds to the app's environment.
+//
+// A window whose GTK could not open the display although the display
+// answers is started once more, and the test says so: the display, not
+// the app, failed (what xdpyinfo reported then is in the log).
 func startWailsDev(t *testing.T, configDir string, env ...string) string {
 	t.Helper()
 	wails, err := filepath.Abs("build/bin-tools/wails")
@@ -31,6 +35,25 @@ func startWailsDev(t *testing.T, configDir string, env ...string) string {
 	if _, err := os.Stat(wails); err != nil {
 		t.Fatalf("the Wails CLI is not built (run `make frontend`): %v", err)
 	}
+	url, out := wailsDev(t, wails, configDir, env)
+	if url != "" {
+		return url
+	}
+	if !strings.Contains(out, "failed to init GTK") {
+		t.Fatalf("the app exited at startup:\n%s", out)
+	}
+	info, err := exec.Command("xdpyinfo").CombinedOutput()
+	t.Logf("the window's GTK could not open the display; xdpyinfo then (err %v):\n%.600s\nthe app's output:\n%s", err, info, out)
+	if url, out = wailsDev(t, wails, configDir, env); url == "" {
+		t.Fatalf("the app exited at startup again:\n%s", out)
+	}
+	return url
+}
+
+// wailsDev is one start of `wails dev`: the URL it serves, or "" and its
+// output when the app exited at startup.
+func wailsDev(t *testing.T, wails, configDir string, env []string) (url, out string) {
+	t.Helper()
 	port := testkit.FreePort(t)
 	var logs testkit.LockedBuffer
 	cmd := exec.Command(wails, "dev", "-m", "-s", "-nogorebuild", "-noreload", "-nocolour",
@@ -44,7 +67,7 @@ func startWailsDev(t *testing.T, configDir string, env ...string) string {
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
+	stop := func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		select {
 		case <-exited:
@@ -52,11 +75,9 @@ func startWailsDev(t *testing.T, configDir string, env ...string) string {
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-exited
 		}
-		if t.Failed() {
-			t.Logf("wails dev output:\n%s", logs.String())
-		}
-	})
-	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	}
+	url = fmt.Sprintf("http://127.0.0.1:%d/", port)
+	failed := false
 	// The first start compiles the app: allow minutes, not seconds.
 	testkit.WaitFor(t, 5*time.Minute, "wails dev serving "+url, func() bool {
 		select {
@@ -67,7 +88,8 @@ func startWailsDev(t *testing.T, configDir string, env ...string) string {
 		// The app's own last words (app.Main's "vroom: ..."): wails dev
 		// outlives an app that failed to start, waiting for a rebuild.
 		if out := logs.String(); strings.HasPrefix(out, "vroom: ") || strings.Contains(out, "\nvroom: ") {
-			t.Fatalf("the app exited at startup:\n%s", out)
+			failed = true
+			return true
 		}
 		resp, err := http.Get(url + "wails/ipc.js")
 		if err != nil {
@@ -76,7 +98,17 @@ func startWailsDev(t *testing.T, configDir string, env ...string) string {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	})
-	return url
+	if failed {
+		stop()
+		return "", logs.String()
+	}
+	t.Cleanup(func() {
+		stop()
+		if t.Failed() {
+			t.Logf("wails dev output:\n%s", logs.String())
+		}
+	})
+	return url, ""
 }
 
 // retype replaces a field's text the way a person does: select all, type.
