@@ -18,7 +18,7 @@ const personAuthWait = 30 * time.Minute
 // person's tabs behave by default, as in Chrome: every dialog held for the
 // person (an alert too: they read it before it goes), a password request
 // and a permission request held until they answer, downloads into their
-// folder, and sound on. A
+// folder, sound on, and the pages they leave kept for Back. A
 // run's tabs set their own dialog policy and folder when leased (runner);
 // a tab back from a run gets the person's again (personTab).
 //
@@ -36,6 +36,7 @@ func (a *App) personBrowser(o browser.Options) browser.Options {
 	a.person.dir = o.Downloads.Dir
 	a.person.mu.Unlock()
 	o.AskPermissions = true
+	o.KeepPagesForBack = true
 	if o.Flags == nil {
 		o.Flags = map[string]any{}
 	}

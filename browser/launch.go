@@ -59,6 +59,16 @@ type Options struct {
 	// attached as targets of their own); isolation stays on by default
 	// because the profile may hold the person's logins.
 	DisableSiteIsolation bool
+	// KeepPagesForBack keeps a page navigated away from in memory, for
+	// Back and Forward to restore at once (Chromium's back-forward
+	// cache), in a launched browser. Every other navigation pays for it:
+	// a page is kept only by giving the next document a renderer frame of
+	// its own, whose compositor starts from nothing, so the navigation
+	// takes about a third longer and the first input after it waits for
+	// the new frame's first paint. Worth it where a person browses;
+	// agents go forward far more often than back, and a page they return
+	// to loads again.
+	KeepPagesForBack bool
 	// Flags are extra Chromium command-line switches.
 	Flags map[string]any
 	// Dialogs decides what becomes of JavaScript dialogs on tabs with no
@@ -193,6 +203,9 @@ func (b *Browser) allocator(parent context.Context) (context.Context, context.Ca
 	}
 	flags := slices.Clone(chromedp.DefaultExecAllocatorOptions[:])
 	disabled := "Translate,BlinkGenPropertyTrees,MediaRouter,OptimizationHints,AutofillServerCommunication"
+	if !o.KeepPagesForBack {
+		disabled += ",BackForwardCache,RenderDocument"
+	}
 	if o.DisableSiteIsolation {
 		disabled += ",SitePerProcess,IsolateOrigins"
 		flags = append(flags, chromedp.Flag("disable-site-isolation-trials", true))

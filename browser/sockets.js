@@ -122,7 +122,14 @@
         value: function (...args) {
           const w = open.apply(this, args);
           try {
-            if (w && w.WebSocket && !w.WebSocket.__vroomHosts) install(w);
+            if (w && w.WebSocket && !w.WebSocket.__vroomHosts) {
+              install(w);
+              // Its refusals are told through this document's binding;
+              // the one its own tab's setup adds to its global later
+              // (the initial empty document has none of its own scripts
+              // run) must not be in its page's reach either.
+              Object.defineProperty(w, '__vroomRefused', { get: () => undefined, set: () => {}, configurable: false });
+            }
           } catch (e) {
             // Another origin's window: its globals are out of this page's reach.
           }
