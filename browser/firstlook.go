@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	neturl "net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -49,6 +50,7 @@ func (t *Tab) planLook(ctx context.Context, a Action) *firstLook {
 	if !t.netOn[t.target()] {
 		return nil
 	}
+	t.sweepPlans()
 	o := t.lookOpts.norm()
 	args := observeArgs(o)
 	args["nextRef"] = t.nextRef
@@ -77,18 +79,56 @@ func (t *Tab) planLook(ctx context.Context, a Action) *firstLook {
 	return fl
 }
 
-// unplan removes the plan once its navigation has settled, in the
-// background: a document that starts meanwhile finds a plan for another
-// URL, or a look nobody waits for, whose refs the walker keeps counting.
+// planSweep is how long the plan of a settled navigation stays installed
+// when no later navigation removes it with its own plan. Removing it at
+// once is a call through the browser to the renderer just as the new
+// page's first input is on its way, which then waits behind it.
+const planSweep = 2 * time.Second
+
+// stalePlans are the plans of settled navigations not yet removed.
+type stalePlans struct {
+	mu    sync.Mutex
+	ids   []page.ScriptIdentifier
+	sweep *time.Timer
+}
+
+// unplan has the plan of a settled navigation removed with the next
+// navigation's plan, or planSweep later. Until then a document that
+// starts finds a plan for another URL, or takes a look nobody waits for,
+// whose refs the walker keeps counting.
 func (t *Tab) unplan(fl *firstLook) {
 	if fl == nil {
+		return
+	}
+	t.plans.mu.Lock()
+	defer t.plans.mu.Unlock()
+	t.plans.ids = append(t.plans.ids, fl.script)
+	if t.plans.sweep == nil {
+		t.plans.sweep = time.AfterFunc(planSweep, t.sweepPlans)
+	}
+}
+
+// sweepPlans removes the stale plans, in the background.
+func (t *Tab) sweepPlans() {
+	t.plans.mu.Lock()
+	ids := t.plans.ids
+	t.plans.ids = nil
+	if t.plans.sweep != nil {
+		t.plans.sweep.Stop()
+		t.plans.sweep = nil
+	}
+	t.plans.mu.Unlock()
+	if len(ids) == 0 {
 		return
 	}
 	go func() {
 		ctx, cancel := context.WithTimeout(t.dead, t.b.opts.CallTimeout)
 		defer cancel()
-		if _, err := cdp.Call(ctx, t.target(), page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: fl.script}); err != nil && ctx.Err() == nil {
-			t.b.opts.Logf("tab %s: remove a look's plan: %v", t.id, err)
+		for _, id := range ids {
+			_, err := cdp.Call(ctx, t.target(), page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: id})
+			if err != nil && ctx.Err() == nil {
+				t.b.opts.Logf("tab %s: remove a look's plan: %v", t.id, err)
+			}
 		}
 	}()
 }

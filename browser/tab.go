@@ -70,6 +70,7 @@ type Tab struct {
 	lookOpts ObserveOptions
 	looks    bool // a look with lookOpts was asked for
 	looked   *pushedLook
+	plans    stalePlans // of navigations settled (firstlook.go)
 	// lookSeq numbers the looks taken for a caller (under op); changedLook
 	// is the highest of them the page reported a change after, heard in
 	// the session's read loop.

@@ -84,7 +84,8 @@ func startBrowserless(t *testing.T) *browserlessServer {
 		testenv.Missing(t, "browserless (make test installs it under build/browserless)")
 	}
 	dir := t.TempDir()
-	env := append(os.Environ(), "PLAYWRIGHT_BROWSERS_PATH="+filepath.Join(dir, "pw"))
+	mark := "browserless:" + dir
+	env := append(os.Environ(), "PLAYWRIGHT_BROWSERS_PATH="+filepath.Join(dir, "pw"), testenv.MarkEnv+"="+mark)
 	linkChromium(t, node, env)
 	routes := filepath.Join(dir, "routes")
 	for _, r := range []string{"chromium", "management"} {
@@ -105,7 +106,12 @@ func startBrowserless(t *testing.T) *browserlessServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		// Its browsers run in process groups of their own.
+		testenv.KillMarked(mark)
+	})
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("browserless said:\n%s", apptest.Tail(bs.said(), 3000))

@@ -88,3 +88,16 @@ func Marked(mark string) []string {
 	}
 	return out
 }
+
+// KillMarked SIGKILLs every live process whose environment holds
+// MarkEnv=mark: what a server a test started launched in process groups
+// of its own (Playwright's browsers), which killing the server's group
+// leaves running.
+func KillMarked(mark string) {
+	for _, p := range Marked(mark) {
+		pid, _, _ := strings.Cut(p, " ")
+		if n, err := strconv.Atoi(pid); err == nil {
+			_ = syscall.Kill(n, syscall.SIGKILL) // gone meanwhile is fine
+		}
+	}
+}
