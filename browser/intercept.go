@@ -28,6 +28,9 @@ type intercept struct {
 	guard    *guardState             // nil without a guard
 	patterns []*fetch.RequestPattern // the guard's; nil without one
 	socks    socketHosts             // where a guarded tab's sockets may go
+	// bound are the sessions that have the refusal binding, which stays
+	// for the session's life once added.
+	bound map[*chromedp.Target]bool
 	// frames are the sessions of the tab's out-of-process frames, held
 	// as the tab is.
 	frames map[target.ID]*chromedp.Target

@@ -48,6 +48,7 @@ import (
 type socketHosts struct {
 	hosts   []string
 	scripts map[*chromedp.Target]page.ScriptIdentifier // the installed wrapper, per session
+	bypass  bool                                       // the tab's requests bypass service workers
 }
 
 // socketShimJS is the wrapper of a guarded tab's documents and
@@ -110,8 +111,16 @@ func socketHost(h string) string {
 // place of the one before. Not while a navigation is held: the call waits
 // on the page. A frame's session that fails is logged, as applyFetch.
 func (t *Tab) applySockets(ctx context.Context) error {
-	if _, err := cdp.Call(ctx, t.target(), network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
-		return err
+	t.auth.mu.Lock()
+	bypass := t.icpt.socks.bypass
+	t.auth.mu.Unlock()
+	if !bypass {
+		if _, err := cdp.Call(ctx, t.target(), network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
+			return err
+		}
+		t.auth.mu.Lock()
+		t.icpt.socks.bypass = true
+		t.auth.mu.Unlock()
 	}
 	for i, s := range t.sessions() {
 		err := t.applySocketsOn(ctx, s)
@@ -131,13 +140,22 @@ func (t *Tab) applySocketsOn(ctx context.Context, sess *chromedp.Target) error {
 	t.auth.mu.Lock()
 	list, err := json.Marshal(append([]string{}, t.icpt.socks.hosts...))
 	prev := t.icpt.socks.scripts[sess]
+	bound := t.icpt.bound[sess]
 	t.auth.mu.Unlock()
 	if err != nil {
 		return err
 	}
 	// The binding first: a new document has it before the wrapper runs.
-	if _, err := cdp.Call(ctx, sess, runtime.AddBinding, runtime.AddBindingParams{Name: refusalBinding}); err != nil {
-		return err
+	if !bound {
+		if _, err := cdp.Call(ctx, sess, runtime.AddBinding, runtime.AddBindingParams{Name: refusalBinding}); err != nil {
+			return err
+		}
+		t.auth.mu.Lock()
+		if t.icpt.bound == nil {
+			t.icpt.bound = map[*chromedp.Target]bool{}
+		}
+		t.icpt.bound[sess] = true
+		t.auth.mu.Unlock()
 	}
 	res, err := cdp.Call(ctx, sess, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 		Source: socketShim(list), RunImmediately: new(true),
@@ -151,7 +169,19 @@ func (t *Tab) applySocketsOn(ctx context.Context, sess *chromedp.Target) error {
 	}
 	t.icpt.socks.scripts[sess] = res.Identifier
 	t.auth.mu.Unlock()
-	return removeSocketScript(ctx, sess, prev)
+	if prev == "" {
+		return nil
+	}
+	// The one before goes in the background: a document that starts
+	// meanwhile runs both, the new one last, and keeps its list.
+	go func() {
+		rctx, cancel := context.WithTimeout(t.dead, t.b.opts.CallTimeout)
+		defer cancel()
+		if err := removeSocketScript(rctx, sess, prev); err != nil && rctx.Err() == nil {
+			t.b.opts.Logf("tab %s: remove a socket wrapper: %v", t.id, err)
+		}
+	}()
+	return nil
 }
 
 // removeSocketScript stops installing a wrapper in sess's new documents.

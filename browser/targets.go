@@ -406,6 +406,7 @@ func (t *Tab) adoptFrame(parent *chromedp.Target, auto target.SessionID, id targ
 			delete(t.icpt.frames, id)
 		}
 		delete(t.icpt.socks.scripts, s)
+		delete(t.icpt.bound, s)
 		t.auth.mu.Unlock()
 		t.workerGone(fmt.Sprintf("%p", s)) // its workers went with it
 		ocancel()
