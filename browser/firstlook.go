@@ -29,6 +29,7 @@ const lookWait = 500 * time.Millisecond
 type lookMsg struct {
 	Token string    `json:"token"`
 	Obs   *frameObs `json:"obs"`
+	Fav   string    `json:"fav"` // the document's icon, as refreshInfo reads it
 }
 
 // firstLook follows one navigation's new document for the look it takes
@@ -40,6 +41,7 @@ type firstLook struct {
 	seq    int64  // the look's number (nextLook)
 	ctxID  runtime.ExecutionContextID
 	obs    *frameObs
+	fav    string
 }
 
 // planLook installs, before a navigation the tab starts, the plan of the
@@ -76,6 +78,9 @@ func (t *Tab) planLook(ctx context.Context, a Action) *firstLook {
 		return nil
 	}
 	fl.script = res.Identifier
+	// The look brings the tab's title and icon: the load's own read of
+	// them would reach the renderer beside the new page's first input.
+	t.lookPending.Store(true)
 	return fl
 }
 
@@ -95,10 +100,17 @@ type stalePlans struct {
 // unplan has the plan of a settled navigation removed with the next
 // navigation's plan, or planSweep later. Until then a document that
 // starts finds a plan for another URL, or takes a look nobody waits for,
-// whose refs the walker keeps counting.
+// whose refs the walker keeps counting. The tab's title and icon come
+// from the look, or, when none came, are read as after any load.
 func (t *Tab) unplan(fl *firstLook) {
 	if fl == nil {
 		return
+	}
+	t.lookPending.Store(false)
+	if fl.obs != nil {
+		t.lookInfo(fl)
+	} else {
+		go t.refreshInfo(true)
 	}
 	t.plans.mu.Lock()
 	defer t.plans.mu.Unlock()
@@ -144,7 +156,7 @@ func (t *Tab) heard(fl *firstLook, v jsonv2.Value) {
 	if json.Unmarshal([]byte(e.Payload), &m) != nil || m.Token != fl.token || m.Obs == nil || m.Obs.Err != "" {
 		return
 	}
-	fl.obs, fl.ctxID = m.Obs, e.ExecutionContextID
+	fl.obs, fl.ctxID, fl.fav = m.Obs, e.ExecutionContextID, m.Fav
 	// The refs it handed out are taken, used or not.
 	t.nextRef = max(t.nextRef, m.Obs.NextRef)
 }
@@ -192,16 +204,21 @@ func (t *Tab) tookLook(fl *firstLook) *cdp.Frame {
 	t.keep(top.LoaderID, fl.key, fl.obs, fl.seq)
 	// The tab says where it is as soon as its caller hears: the browser's
 	// own report of the title comes later.
+	t.lookInfo(fl)
+	return top
+}
+
+// lookInfo is the tab's info as the document's own look saw it.
+func (t *Tab) lookInfo(fl *firstLook) {
 	title, url := fl.obs.Title, fl.obs.URL
 	t.update(func(ti *TabInfo) bool {
-		ch := ti.URL != url || (title != "" && ti.Title != title)
-		ti.URL = url
+		ch := ti.URL != url || (title != "" && ti.Title != title) || ti.Favicon != fl.fav
+		ti.URL, ti.Favicon = url, fl.fav
 		if title != "" {
 			ti.Title = title
 		}
 		return ch
 	})
-	return top
 }
 
 // pushedLook is a look at the top frame taken with an action's last call

@@ -37,8 +37,8 @@ func TestFirstLookAfterPageLoadHandlers(t *testing.T) {
 			t.Fatalf("the look missed what the load handler wrote:\n%s", obs.Compact())
 		}
 		ref := find(t, obs, "button", "Export orders").Ref
-		if tab.Info().Title != "Loaded late" {
-			t.Errorf("tab title %q once the navigation returned", tab.Info().Title)
+		if i := tab.Info(); i.Title != "Loaded late" || i.Favicon != site.URL+"/favicon.ico" {
+			t.Errorf("tab title %q, icon %q once the navigation returned", i.Title, i.Favicon)
 		}
 		cr, err := tab.Click(ctx, ref)
 		if err != nil || !cr.Changed {

@@ -71,6 +71,9 @@ type Tab struct {
 	looks    bool // a look with lookOpts was asked for
 	looked   *pushedLook
 	plans    stalePlans // of navigations settled (firstlook.go)
+	// lookPending is set while a navigation's document is to send its
+	// own look, which carries the tab's title and icon.
+	lookPending atomic.Bool
 	// lookSeq numbers the looks taken for a caller (under op); changedLook
 	// is the highest of them the page reported a change after, heard in
 	// the session's read loop.

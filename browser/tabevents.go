@@ -25,7 +25,7 @@ func (t *Tab) onEvent(ev any) {
 	case *page.EventFrameStoppedLoading:
 		if t.isMain(ev.FrameID) {
 			t.update(func(ti *TabInfo) bool { ch := ti.Loading; ti.Loading = false; return ch })
-			go t.refreshInfo()
+			go t.refreshInfo(false)
 		}
 	case *page.EventScreencastFrame:
 		t.sc.frame(ev)
@@ -96,8 +96,12 @@ func (t *Tab) isMain(id cdp.FrameID) bool {
 }
 
 // refreshInfo reads the favicon, title and URL once a load finishes; the
-// browser's own target events can lag the document's title.
-func (t *Tab) refreshInfo() {
+// browser's own target events can lag the document's title. Unless
+// forced, not while the new document's own look is on its way with them.
+func (t *Tab) refreshInfo(force bool) {
+	if !force && t.lookPending.Load() {
+		return
+	}
 	ctx, cancel := context.WithTimeout(t.dead, 2*time.Second)
 	defer cancel()
 	res, err := cdp.Call(ctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{

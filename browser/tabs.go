@@ -313,7 +313,7 @@ func (t *Tab) Load(ctx context.Context, url string) error {
 	// on …") names it by its title. A page blocked by a dialog answers
 	// nothing: its target events bring the title later.
 	if t.blocked() == nil {
-		t.refreshInfo()
+		t.refreshInfo(true)
 	}
 	return nil
 }

@@ -22,7 +22,9 @@ function planLook(p) {
       armLook(p.args && p.args.seq);
       let obs = null;
       try { obs = await observe(p.args); } catch (e) { obs = { err: String(e) }; }
-      send(JSON.stringify({ token: p.token, obs }));
+      const icon = document.querySelector('link[rel~="icon"]');
+      const fav = icon ? icon.href : (location.protocol.startsWith('http') ? location.origin + '/favicon.ico' : '');
+      send(JSON.stringify({ token: p.token, obs, fav }));
     };
     c.port2.postMessage(0);
   }, { once: true });
