@@ -16,15 +16,8 @@ function planLook(p) {
   watchMutations();
   addEventListener('load', () => {
     // A message's task runs once the load's is over: after the page's own
-    // load handlers, which may still change what there is to see. Posted
-    // from the frame after the load: a render the page does in that frame
-    // is in the look, and the input that follows the look finds the
-    // renderer done with the new page's first frame instead of waiting
-    // behind it. A hidden document draws no frames; a frame that does not
-    // come is not waited for long.
+    // load handlers, which may still change what there is to see.
     const c = new MessageChannel();
-    let posted = false;
-    const post = () => { if (!posted) { posted = true; c.port2.postMessage(0); } };
     c.port1.onmessage = async () => {
       armLook(p.args && p.args.seq);
       let obs = null;
@@ -33,9 +26,7 @@ function planLook(p) {
       const fav = icon ? icon.href : (location.protocol.startsWith('http') ? location.origin + '/favicon.ico' : '');
       send(JSON.stringify({ token: p.token, obs, fav }));
     };
-    if (document.visibilityState !== 'visible') return post();
-    requestAnimationFrame(post);
-    setTimeout(post, 50);
+    c.port2.postMessage(0);
   }, { once: true });
   return true;
 }
