@@ -64,8 +64,8 @@ type Options struct {
 	// cache), in a launched browser. Every other navigation pays for it:
 	// a page is kept only by giving the next document a renderer frame of
 	// its own, whose compositor starts from nothing, so the navigation
-	// takes about a third longer and the first input after it waits for
-	// the new frame's first paint. Worth it where a person browses;
+	// takes about a third longer and the first input after it meets the
+	// renderer still setting that frame up. Worth it where a person browses;
 	// agents go forward far more often than back, and a page they return
 	// to loads again.
 	KeepPagesForBack bool
@@ -119,6 +119,19 @@ func (o *Options) defaults() {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
+}
+
+// disabledFeatures are the Chromium features a launched browser runs
+// without, those the options turn off included.
+func (o *Options) disabledFeatures() string {
+	disabled := "Translate,BlinkGenPropertyTrees,MediaRouter,OptimizationHints,AutofillServerCommunication"
+	if !o.KeepPagesForBack {
+		disabled += ",BackForwardCache,RenderDocument"
+	}
+	if o.DisableSiteIsolation {
+		disabled += ",SitePerProcess,IsolateOrigins"
+	}
+	return disabled
 }
 
 // FindChrome returns the path of a Chromium or Chrome executable: the
@@ -202,12 +215,8 @@ func (b *Browser) allocator(parent context.Context) (context.Context, context.Ca
 		path = p
 	}
 	flags := slices.Clone(chromedp.DefaultExecAllocatorOptions[:])
-	disabled := "Translate,BlinkGenPropertyTrees,MediaRouter,OptimizationHints,AutofillServerCommunication"
-	if !o.KeepPagesForBack {
-		disabled += ",BackForwardCache,RenderDocument"
-	}
+	disabled := o.disabledFeatures()
 	if o.DisableSiteIsolation {
-		disabled += ",SitePerProcess,IsolateOrigins"
 		flags = append(flags, chromedp.Flag("disable-site-isolation-trials", true))
 	}
 	flags = append(flags,
