@@ -248,19 +248,17 @@ func (t *Tab) nextLook() int64 {
 }
 
 // lookChanged takes the walker's report of a change after look seq; heard
-// in the session's read loop, so before any answer the page sent later.
+// in the tab session's read loop, its one writer, so before any answer
+// the page sent later.
 func (t *Tab) lookChanged(sess *chromedp.Target, ev *runtime.EventBindingCalled) {
 	var m struct {
 		Changed int64 `json:"changed"`
 	}
-	if sess != t.target() || ev.Name != lookBinding || json.Unmarshal([]byte(ev.Payload), &m) != nil || m.Changed == 0 {
+	if sess != t.target() || ev.Name != lookBinding || json.Unmarshal([]byte(ev.Payload), &m) != nil {
 		return
 	}
-	for {
-		old := t.changedLook.Load()
-		if m.Changed <= old || t.changedLook.CompareAndSwap(old, m.Changed) {
-			return
-		}
+	if m.Changed > t.changedLook.Load() {
+		t.changedLook.Store(m.Changed)
 	}
 }
 
