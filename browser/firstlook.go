@@ -197,7 +197,7 @@ func (t *Tab) tookLook(fl *firstLook) *cdp.Frame {
 	if top == nil || gen != t.frameGen.Load() || fl.obs.URL != top.URL+top.URLFragment {
 		return nil
 	}
-	t.framesAt.list, t.framesAt.gen = []*cdp.Frame{top}, gen
+	t.keepFrames([]*cdp.Frame{top}, gen, true)
 	w := &world{frame: top.ID, loader: top.LoaderID, ctxID: fl.ctxID, sess: t.target(), preinstalled: true}
 	w.booted.Store(true)
 	t.worlds[top.ID] = w

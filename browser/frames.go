@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -20,18 +21,36 @@ func (t *Tab) frames(ctx context.Context) ([]*cdp.Frame, error) {
 	return t.readFrames(ctx)
 }
 
-// cachedFrames is the frame list known without asking the page, once: a
-// new document's, from its navigation's event, while no frame event came
-// since (tookLook). Frame lists are not kept longer: a frame that closes
-// itself is not always heard of before the next action. Caller holds t.op.
+// cachedFrames is the frame list known without asking the page: one read
+// (or a new document's, from its navigation's event) while no frame event
+// came since, and only when every frame in it is in the tab's own process.
+// Such a frame comes, goes or navigates with an event of the tab's own
+// session, heard before any answer the page sent after it. An
+// out-of-process frame is not: the browser may say it is gone only after
+// the page's next answer, so a list holding one is read again each time.
+// Caller holds t.op.
 func (t *Tab) cachedFrames() ([]*cdp.Frame, bool) {
 	l := t.framesAt.list
-	t.framesAt.list = nil
-	return l, l != nil && t.framesAt.gen == t.frameGen.Load()
+	if l == nil || t.framesAt.gen != t.frameGen.Load() {
+		return nil, false
+	}
+	return slices.Clone(l), true
+}
+
+// keepFrames keeps a frame list read at frame event count gen, when every
+// frame in it is the tab's own session's (cachedFrames). Caller holds t.op.
+func (t *Tab) keepFrames(l []*cdp.Frame, gen int64, own bool) {
+	t.framesAt.list, t.framesAt.gen = nil, 0
+	if own {
+		t.framesAt.list, t.framesAt.gen = slices.Clone(l), gen
+	}
 }
 
 // readFrames is frames, read from the sessions.
 func (t *Tab) readFrames(ctx context.Context) ([]*cdp.Frame, error) {
+	// The count before the read: an event that comes during it makes the
+	// list one to read again.
+	gen := t.frameGen.Load()
 	out, err := frameTree(ctx, t.target(), "")
 	if err != nil {
 		return nil, err
@@ -41,6 +60,7 @@ func (t *Tab) readFrames(ctx context.Context) ([]*cdp.Frame, error) {
 	}
 	if t.b.opts.DisableSiteIsolation && t.b.opts.RemoteURL == "" {
 		// Launched without site isolation: every frame is in this target.
+		t.keepFrames(out, gen, true)
 		return out, nil
 	}
 	// Without the browser's target list (or an iframe's session, below),
@@ -48,8 +68,10 @@ func (t *Tab) readFrames(ctx context.Context) ([]*cdp.Frame, error) {
 	// still seen: better than no observation at all.
 	infos, err := cdp.Call(ctx, chromedp.FromContext(t.s.ctx).Browser, target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
+		t.keepFrames(nil, 0, false)
 		return out, nil
 	}
+	foreign := false
 	known := map[cdp.FrameID]bool{}
 	for _, f := range out {
 		known[f.ID] = true
@@ -61,6 +83,7 @@ func (t *Tab) readFrames(ctx context.Context) ([]*cdp.Frame, error) {
 			if info.Type != "iframe" || !known[info.ParentFrameID] || known[id] {
 				continue
 			}
+			foreign = true
 			sess, err := t.oopif(ctx, info.TargetID)
 			if err != nil {
 				continue
@@ -77,6 +100,7 @@ func (t *Tab) readFrames(ctx context.Context) ([]*cdp.Frame, error) {
 			added = true
 		}
 	}
+	t.keepFrames(out, gen, !foreign)
 	return out, nil
 }
 
