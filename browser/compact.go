@@ -15,7 +15,7 @@ func (o *Observation) Compact() string {
 	var sb strings.Builder
 	// The version is the structured result's: no tool takes it, so the
 	// model would only read it.
-	fmt.Fprintf(&sb, "page %q %s\n", clipText(o.Title, 80), o.URL)
+	sb.WriteString(PageLine(o.Title, o.URL))
 	switch {
 	case o.DialogRef != "":
 		fmt.Fprintf(&sb, "dialog %s %q (its controls first)\n", o.DialogRef, o.Dialog)
@@ -62,6 +62,13 @@ func (o *Observation) Compact() string {
 		}
 	}
 	return sb.String()
+}
+
+// PageLine is the first line of an observation's compact form: the page's
+// title and URL. A client that was told the same line last may be sent the
+// rest alone.
+func PageLine(title, url string) string {
+	return fmt.Sprintf("page %q %s\n", clipText(title, 80), url)
 }
 
 // writeCount writes the controls line, when it says more than the list

@@ -1,10 +1,12 @@
 package mcpserver
 
 import (
+	"strings"
 	"sync"
 
 	"vroom/agents"
 	"vroom/app/runner"
+	"vroom/browser"
 )
 
 // drivenTab is a tab the client drives. It owns its state and its lock;
@@ -24,6 +26,9 @@ type drivenTab struct {
 	// call is the tool call acting in the tab, while one does: the guard
 	// asks the user through it (over HTTP, on its stream).
 	call *elicitor
+	// told is the page line (title and URL) of the last observation of
+	// the tab the client was sent whole.
+	told string
 }
 
 func newDrivenTab(t *runner.Tab) *drivenTab {
@@ -54,8 +59,28 @@ func (d *drivenTab) lend(to string) {
 // takenBack makes t, leased to the client again, the tab's adapter.
 func (d *drivenTab) takenBack(t *runner.Tab) {
 	d.mu.Lock()
-	d.tab, d.lentTo = t, ""
+	// The run may have taken the tab anywhere: the client's next look
+	// says where.
+	d.tab, d.lentTo, d.told = t, "", ""
 	d.mu.Unlock()
+}
+
+// brief is obs's text as the client is sent it: without its page line
+// when the last observation the client was sent of the tab named the same
+// page, unless always. The client's conversation holds that line; a
+// title or address that changed is said again.
+func (d *drivenTab) brief(obs agents.Observation, always bool) string {
+	line := browser.PageLine(obs.Title, obs.URL)
+	d.mu.Lock()
+	same := d.told == line
+	if strings.HasPrefix(obs.Text, line) {
+		d.told = line
+	}
+	d.mu.Unlock()
+	if rest, ok := strings.CutPrefix(obs.Text, line); ok && same && !always {
+		return rest
+	}
+	return obs.Text
 }
 
 // asking is the tool call acting in the tab, nil when none is.

@@ -138,7 +138,7 @@ func (s *Server) observe(ctx context.Context, req *mcp.CallToolRequest, d *drive
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.page(ctx, d.guard.Tab(), o)
+	return s.page(ctx, d, o)
 }
 
 func (s *Server) wait(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab, id, args string) (*mcp.CallToolResult, any, error) {

@@ -2,6 +2,9 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -10,6 +13,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"vroom/agents"
+	"vroom/browser"
+	"vroom/internal/modeltest"
 )
 
 // The engine tools are the executor's page tools, generated from the one
@@ -99,4 +104,54 @@ func roomOnly(props map[string]*jsonschema.Schema) []string {
 		}
 	}
 	return out
+}
+
+// A look at the page the client was last told of leaves the page line
+// out; a title that changed says it again, and open and a navigation
+// always carry it.
+func TestMCPObserveSaysThePageLineOnce(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Inbox</title><p>Three new letters.</p>
+<button onclick="document.title='Inbox (1)'">Mark read</button> <a href="/next">Next</a>`)
+	})
+	mux.HandleFunc("GET /next", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Archive</title><p>Old letters.</p><a href="/">Inbox</a>`)
+	})
+	site := httptest.NewServer(mux)
+	defer site.Close()
+
+	h := newMCPHarness(t)
+	cs := h.connect(t, "stdio", nil)
+	var page pageResult
+	callTool(t, cs, "open", map[string]any{"url": site.URL + "/"}, &page)
+	line := browser.PageLine("Inbox", site.URL+"/")
+	if !strings.Contains(page.Page, line) {
+		t.Fatalf("open lacks its page line %q: %s", line, page.Page)
+	}
+	look := func(why string, want bool) pageResult {
+		t.Helper()
+		var got pageResult
+		callTool(t, cs, "observe", map[string]any{"tab": page.Tab}, &got)
+		if has := strings.HasPrefix(got.Page, "page "); has != want || !strings.Contains(got.Page, "Mark read") && got.Title != "Archive" {
+			t.Fatalf("observe %s: page line %v, want %v: %s", why, has, want, got.Page)
+		}
+		return got
+	}
+	look("after open", false)
+	var acted actResult
+	callTool(t, cs, "click", map[string]any{"tab": page.Tab, "ref": modeltest.Ref(page.Page, "button", "Mark read")}, &acted)
+	if !acted.Effect {
+		t.Fatalf("click Mark read: %+v", acted)
+	}
+	if got := look("after the title changed", true); got.Title != "Inbox (1)" {
+		t.Fatalf("the title after Mark read: %q", got.Title)
+	}
+	look("again", false)
+	callTool(t, cs, "click", map[string]any{"tab": page.Tab, "ref": modeltest.Ref(page.Page, "link", "Next")}, &acted)
+	if !acted.Navigated || !strings.HasPrefix(acted.Changes, browser.PageLine("Archive", site.URL+"/next")) {
+		t.Fatalf("a navigation's changes lack the new page line: %+v", acted)
+	}
+	look("after the navigation", false)
 }

@@ -33,7 +33,7 @@ type pageResult struct {
 	Tab   string `json:"tab"`
 	URL   string `json:"url"`
 	Title string `json:"title"`
-	Page  string `json:"page" jsonschema:"the compact observation: one control a line with its ref (e12 button \"Save\"), then the page's text"`
+	Page  string `json:"page" jsonschema:"the compact observation: the page line (title and URL; left out while they are the ones last sent), one control a line with its ref (e12 button \"Save\"), then the page's text"`
 }
 
 // actResult is an action's verdict and what changed on the page.
@@ -106,7 +106,7 @@ func (s *Server) open(ctx context.Context, req *mcp.CallToolRequest, in openArgs
 		s.drop(ctx, at.ID())
 		return nil, pageResult{}, err
 	}
-	res, out, err := s.page(ctx, d.guard.Tab(), agents.FindOptions{})
+	res, out, err := s.page(ctx, d, agents.FindOptions{})
 	if err == nil {
 		// The new tab's id is what the client's next call names.
 		res.Content = []mcp.Content{&mcp.TextContent{Text: "tab " + out.Tab + "\n" + out.Page}}
@@ -180,7 +180,8 @@ func (s *Server) tab(id string) (*drivenTab, error) {
 // the whole view (and Diff's new baseline), or a search when o narrows it.
 // Its text is the page's alone: the page line names the title and URL,
 // and the client named the tab.
-func (s *Server) page(ctx context.Context, t agents.Tab, o agents.FindOptions) (*mcp.CallToolResult, pageResult, error) {
+func (s *Server) page(ctx context.Context, d *drivenTab, o agents.FindOptions) (*mcp.CallToolResult, pageResult, error) {
+	t := d.guard.Tab()
 	var obs agents.Observation
 	var err error
 	if o.Narrowed() || o.Limit > 0 {
@@ -194,7 +195,7 @@ func (s *Server) page(ctx context.Context, t agents.Tab, o agents.FindOptions) (
 		}
 		return nil, pageResult{}, fmt.Errorf("observe tab %s: %w", t.ID(), err)
 	}
-	out := pageResult{Tab: t.ID(), URL: obs.URL, Title: obs.Title, Page: obs.Text}
+	out := pageResult{Tab: t.ID(), URL: obs.URL, Title: obs.Title, Page: d.brief(obs, false)}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Page}}}, out, nil
 }
 
@@ -248,7 +249,7 @@ func (s *Server) act(ctx context.Context, req *mcp.CallToolRequest, d *drivenTab
 		out.Changes = "(the page waits for the dialog: answer it with the dialog tool)"
 	case o.Navigated:
 		obs, err := d.guard.Tab().Observe(ctx)
-		out.Changes = obs.Text
+		out.Changes = d.brief(obs, true)
 		if err != nil {
 			out.Changes = "(the new page could not be observed: " + err.Error() + ")"
 		}
