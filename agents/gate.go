@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -258,11 +259,13 @@ func (g *gate) ask(ctx context.Context, c Confirmation, bypass bool, headless st
 // browser holds it meanwhile): approved navigations pass once, the lists
 // apply, and off the run's sites the person's data may not go without
 // them. extra are the tab's cookies and masked values, read before the
-// action: while a navigation is held, the page cannot answer.
+// action (while a navigation is held, the page cannot answer), and the
+// request's Masked are the masked values the action read before its input.
 func (g *gate) request(ctx context.Context, agent string, extra []Secret, r Request) error {
 	if r.InPage != "" {
 		return refusedInPage(r)
 	}
+	extra = withMasked(extra, r.Masked)
 	if r.Script || r.Subframe {
 		// An iframe's document is the page's request, not the agent
 		// leaving: held like its script's.
@@ -295,6 +298,20 @@ func (g *gate) request(ctx context.Context, agent string, extra []Secret, r Requ
 	shown := masked(r.URL, found)
 	c := Confirmation{Agent: agent, Action: verb + shown, Target: originOf(r.URL), URL: shown}
 	return g.outside(ctx, c, u, found)
+}
+
+// withMasked is extra with the masked values vals it lacks.
+func withMasked(extra []Secret, vals []string) []Secret {
+	out := extra
+	for _, v := range vals {
+		if !slices.ContainsFunc(out, func(s Secret) bool { return s.Value == v }) {
+			if len(out) == len(extra) {
+				out = slices.Clone(extra) // extra is the tab's, shared by its checks
+			}
+			out = append(out, Secret{What: "a masked field's value", Value: v})
+		}
+	}
+	return out
 }
 
 // refusedInPage is the refusal of what the browser stopped in the page:

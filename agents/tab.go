@@ -354,6 +354,10 @@ type Request struct {
 	// where it would have gone (an origin) or empty. The guard's check
 	// is told so it is reported as any refusal; it was refused already.
 	InPage string
+	// Masked are the values of the page's masked fields (passwords, card
+	// numbers) as the tab read them before the action under way: the
+	// person's, which the request may not carry elsewhere.
+	Masked []string
 }
 
 // GuardedTab is a Tab whose document requests can be held for a check,

@@ -109,6 +109,7 @@ func (t *Tab) afterAnswer(ctx context.Context, s *step, ev *navEvents, start tim
 		if err := t.call(ctx, w, "fingerprint", &s.before, "", true); err != nil && !goneDocument(err) {
 			return nil, err
 		}
+		t.tookBefore(s)
 	}
 	return t.finish(ctx, s, ev, start)
 }

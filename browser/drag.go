@@ -49,7 +49,7 @@ func (t *Tab) drag(ctx context.Context, s *step) error {
 	if err != nil {
 		return err
 	}
-	s.pointedAt(p)
+	t.pointedAt(s, p)
 	x1, y1, err := t.dropPoint(ctx, s, x0, y0)
 	if err != nil {
 		return err

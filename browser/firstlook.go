@@ -201,6 +201,7 @@ func (t *Tab) tookLook(fl *firstLook) *cdp.Frame {
 	w := &world{frame: top.ID, loader: top.LoaderID, ctxID: fl.ctxID, sess: t.target(), preinstalled: true}
 	w.booted.Store(true)
 	t.worlds[top.ID] = w
+	t.usedWorld(w)
 	t.keep(top.LoaderID, fl.key, fl.obs, fl.seq)
 	// The tab says where it is as soon as its caller hears: the browser's
 	// own report of the title comes later.

@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -53,6 +51,10 @@ type Request struct {
 	// its holder can report it as a refusal. URL is then where it would
 	// have gone (an origin), or empty.
 	Refused Refusal
+	// Masked are the masked fields' values the tab's documents held when
+	// an action last read them (Tab.Masked), the one under way included:
+	// what the request may not carry elsewhere.
+	Masked []string
 }
 
 // Guard holds every request of the tab until check answers:
@@ -157,6 +159,7 @@ func (t *Tab) guarded() bool {
 // answer checks one held request and lets it go or stops it.
 func (t *Tab) answer(ctx context.Context, sess *chromedp.Target, ev *fetch.EventRequestPaused, check func(ctx context.Context, r Request) error) {
 	r := requestOf(ev, t.id)
+	r.Masked = t.Masked()
 	t.held.Add(1)
 	defer t.held.Add(-1)
 	// A window's first requests wait for the rest of its set-up.
@@ -196,30 +199,24 @@ type Secret struct {
 	Cookie bool
 }
 
-// maskedValuesJS reads the values of the fields observations mask.
-const maskedValuesJS = `(() => {
-  const out = [];
-  for (const el of document.querySelectorAll('input')) {
-    const t = (el.getAttribute('type') || '').toLowerCase();
-    const ac = el.getAttribute('autocomplete') || '';
-    if ((t === 'password' || /(cc-number|cc-csc|cc-exp|one-time-code|current-password|new-password)/i.test(ac)) && el.value) out.push(el.value);
-  }
-  return out;
-})()`
-
 // Secrets returns what the tab holds of the person's that no page may send
 // elsewhere: the cookies of hosts (host or host:port patterns) and the
-// values of the page's masked fields. It does not check the lease: the
+// values of the page's masked fields (those the tab's last action read
+// before its input, else read now). It does not check the lease: the
 // guard asks while a request is held, inside the holder's action.
 func (t *Tab) Secrets(ctx context.Context, hosts []string) ([]Secret, error) {
 	ctx, cancel := context.WithTimeout(ctx, guardWait)
 	defer cancel()
 	// The two reads go together: the fields' is the page's, the cookies'
 	// the browser's.
-	masked := make(chan maskedRead, 1)
+	type read struct {
+		vals []string
+		err  error
+	}
+	masked := make(chan read, 1)
 	go func() {
 		vals, err := t.maskedValues(ctx)
-		masked <- maskedRead{vals, err}
+		masked <- read{vals, err}
 	}()
 	out, err := t.cookieSecrets(ctx, hosts)
 	m := <-masked
@@ -233,11 +230,6 @@ func (t *Tab) Secrets(ctx context.Context, hosts []string) ([]Secret, error) {
 		out = append(out, Secret{What: "a masked field's value", Value: v})
 	}
 	return out, nil
-}
-
-type maskedRead struct {
-	vals []string
-	err  error
 }
 
 // cookieSecrets are the cookies of hosts (host or host:port patterns).
@@ -262,19 +254,4 @@ func (t *Tab) cookieSecrets(ctx context.Context, hosts []string) ([]Secret, erro
 		out = append(out, Secret{What: "a cookie of " + strings.TrimPrefix(c.Domain, "."), Value: c.Value, Cookie: true})
 	}
 	return out, nil
-}
-
-// maskedValues are the values of the page's masked fields.
-func (t *Tab) maskedValues(ctx context.Context) ([]string, error) {
-	res, err := cdp.Call(ctx, t.target(), runtime.Evaluate, runtime.EvaluateParams{Expression: maskedValuesJS, ReturnByValue: new(true), Silent: new(true)})
-	if err != nil {
-		return nil, fmt.Errorf("secrets of %s: masked fields: %w", t.id, t.fail(ctx, err))
-	}
-	var vals []string
-	if res.ExceptionDetails == nil && res.Result != nil {
-		// A page that broke the read (a field's getter that throws) has
-		// no masked value read; the cookies still are.
-		_ = json.Unmarshal(res.Result.Value, &vals)
-	}
-	return vals, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -128,22 +129,30 @@ func wantPostAndHop(t *testing.T, seen []Request) {
 	}
 }
 
+// TestSecretsCookiesAndMaskedFields: the tab's secrets are its site's
+// cookies and its masked fields' values, also where the page's script
+// hides those from scripts; a request held after an action carries the
+// values the action read before its input, a field in a same-origin frame
+// included, and not an ordinary field's.
 func TestSecretsCookiesAndMaskedFields(t *testing.T) {
 	t.Parallel()
+	const hide = `<script>
+const real = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value');
+Object.defineProperty(HTMLInputElement.prototype, 'value', { get() { return this.type === 'password' ? '' : real.get.call(this); }, set(v) { real.set.call(this, v); } });
+</script>`
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "session", Value: "s3cr3t-session", Path: "/"})
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<!doctype html><input type="password" value="hunter22"><input name="q" value="public">`)
+		fmt.Fprint(w, `<!doctype html>`+hide+`<input type="password" value="hunter22"><input name="q" value="public">
+<iframe src="/code" title="Code"></iframe><button onclick="fetch('/ping')">Ping</button>`)
+	})
+	mux.HandleFunc("/code", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><input autocomplete="one-time-code" value="424242">`)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	ctx := tctx(t)
-	tab, err := testBrowser.Open(ctx, srv.URL+"/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tab.Close(context.Background()) })
+	tab, ctx := openURL(t, srv.URL+"/")
 	got, err := tab.Secrets(ctx, []string{strings.TrimPrefix(srv.URL, "http://")})
 	if err != nil {
 		t.Fatal(err)
@@ -161,6 +170,33 @@ func TestSecretsCookiesAndMaskedFields(t *testing.T) {
 		if !ok {
 			t.Errorf("%q not among %+v", v, got)
 		}
+	}
+	held := make(chan []string, 1)
+	stop, err := tab.Guard(ctx, func(ctx context.Context, r Request) error {
+		if strings.HasSuffix(r.URL, "/ping") {
+			held <- r.Masked
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	obs, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Click(ctx, find(t, obs, "button", "Ping").Ref); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-held:
+		slices.Sort(m)
+		if !slices.Equal(m, []string{"424242", "hunter22"}) {
+			t.Fatalf("the held request's masked values: %q", m)
+		}
+	case <-ctx.Done():
+		t.Fatal("the click's request was not held")
 	}
 }
 

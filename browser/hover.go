@@ -28,7 +28,7 @@ func (t *Tab) hover(ctx context.Context, s *step) error {
 	if err != nil {
 		return err
 	}
-	s.pointedAt(p)
+	t.pointedAt(s, p)
 	if err := t.evalIn(ctx, s.w, shownJS, &s.shown); err != nil {
 		return err
 	}

@@ -157,7 +157,7 @@ func (t *Tab) fill(ctx context.Context, s *step) error {
 	if err != nil {
 		return err
 	}
-	s.pointedAt(p)
+	t.pointedAt(s, p)
 	if !p.Editable {
 		return &ActionError{Ref: s.a.Ref, Reason: "not a text field (" + strings.ToLower(p.Tag) + ")"}
 	}

@@ -269,7 +269,7 @@ func (t *Tab) click(ctx context.Context, s *step) error {
 	if err != nil {
 		return err
 	}
-	s.pointedAt(p)
+	t.pointedAt(s, p)
 	if s.w.sess != t.target() {
 		err := t.clickInFrame(ctx, s.w, s.off, s.a.Ref, s.before.Downs, x, y)
 		if err != nil && goneDocument(err) && t.frameLeft(ctx, s.w) {

@@ -28,6 +28,7 @@ func (t *Tab) selectOption(ctx context.Context, s *step) error {
 	}
 	if res.FP != nil {
 		s.before = *res.FP
+		t.tookBefore(s)
 	}
 	if res.Err != "" {
 		if res.Err == "no option" {

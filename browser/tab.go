@@ -71,6 +71,11 @@ type Tab struct {
 	looks    bool // a look with lookOpts was asked for
 	looked   *pushedLook
 	plans    stalePlans // of navigations settled (firstlook.go)
+	// masked are the masked fields' values actions read (masked.go),
+	// under a lock of its own: the guard reads them inside an action;
+	// topWorld is the top frame's world last used, for its read.
+	masked   maskedFields
+	topWorld atomic.Pointer[world]
 	// lookPending is set while a navigation's document is to send its
 	// own look, which carries the tab's title and icon.
 	lookPending atomic.Bool
@@ -475,6 +480,7 @@ func (t *Tab) world(ctx context.Context, f *cdp.Frame) (*world, error) {
 	}
 	w := &world{frame: f.ID, loader: f.LoaderID, ctxID: res.ExecutionContextID, sess: sess, preinstalled: !fresh && f.ParentID == "" && sess == t.target()}
 	t.worlds[f.ID] = w
+	t.usedWorld(w)
 	return w, nil
 }
 

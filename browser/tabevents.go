@@ -70,6 +70,9 @@ func (t *Tab) onAsk(sess *chromedp.Target, ev any) {
 	case *runtime.EventExecutionContextsCleared:
 		t.dropPermAsks(sess)
 	case *page.EventFrameNavigated:
+		if ev.Frame != nil {
+			t.masked.navigated(ev.Frame.ID, ev.Frame.LoaderID)
+		}
 		if sess == t.target() && ev.Frame != nil && ev.Frame.ParentID == "" {
 			t.topMu.Lock()
 			t.lastTop, t.lastTopGen = ev.Frame, t.frameGen.Load()

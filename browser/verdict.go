@@ -27,6 +27,9 @@ type fingerprint struct {
 	// have fired; a scroll's settle starts from it (not compared: a box
 	// the page scrolls itself is no effect of a click).
 	Scrolls int `json:"scrolls"`
+	// Masked are the masked fields' values, read with the state before an
+	// input (masked.go): for the guard, never compared or shown.
+	Masked []string `json:"masked,omitempty"`
 }
 
 // takeBefore records the page's state before the input. Pointer actions
@@ -43,6 +46,7 @@ func (t *Tab) takeBefore(ctx context.Context, s *step) error {
 		if err := t.call(ctx, s.w, "fingerprint", &s.before, s.a.Ref, true); err != nil {
 			return err
 		}
+		t.tookBefore(s)
 	}
 	if s.a.Kind == ActClickAt {
 		shot, err := t.thumb(ctx)
@@ -58,9 +62,10 @@ func (t *Tab) takeBefore(ctx context.Context, s *step) error {
 }
 
 // pointedAt takes the baseline a pointer check returned with its target.
-func (s *step) pointedAt(p prep) {
+func (t *Tab) pointedAt(s *step, p prep) {
 	if p.FP != nil {
 		s.before = *p.FP
+		t.tookBefore(s)
 	}
 }
 

@@ -20,7 +20,7 @@ func (a *Tab) Guard(ctx context.Context, check func(ctx context.Context, r agent
 		// A window the tab's page opened carries its guard: its own top
 		// frame's documents are navigations, as the tab's are.
 		sub := !r.Script && r.Frame != "" && r.Frame != r.Tab
-		return check(ctx, agents.Request{URL: r.URL, Method: r.Method, Body: r.Body, Redirect: r.Redirect, Script: r.Script, Subframe: sub, InPage: r.Refused.What()})
+		return check(ctx, agents.Request{URL: r.URL, Method: r.Method, Body: r.Body, Redirect: r.Redirect, Script: r.Script, Subframe: sub, InPage: r.Refused.What(), Masked: r.Masked})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("guard the tab's requests: %w", err)

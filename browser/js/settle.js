@@ -5,35 +5,67 @@
 // formState digests every form control's state (value, checked,
 // selection) in the document and its same-origin frames: a script that
 // sets input.value = 2 changes no attribute, so no mutation shows it.
-// A digest, not the values: a password stays in the page.
-function formState() {
+// A digest, not the values: a password stays in the page. With masked,
+// the values of the masked fields met are pushed onto it.
+function formState(masked) {
   let h = 2166136261, n = 0;
   const mix = (s) => {
     for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
     h ^= 0x1f; h = Math.imul(h, 16777619);
   };
-  const docs = [document];
-  for (const f of document.getElementsByTagName('iframe')) {
-    try { if (f.contentDocument) docs.push(f.contentDocument); } catch (e) { /* cross-origin: its own frame's world sees it */ }
-  }
-  for (const d of docs) {
+  for (const d of sameOriginDocs()) {
     for (const el of d.querySelectorAll('input,select,textarea')) {
       n++;
       if (el.tagName === 'SELECT') {
         if (el.multiple) for (const o of el.selectedOptions) mix(String(o.index));
         else mix(String(el.selectedIndex));
       } else if (el.type === 'checkbox' || el.type === 'radio') mix(el.checked ? '1' : el.indeterminate ? 'm' : '0');
-      else mix(el.value);
+      else {
+        mix(el.value);
+        if (masked && el.value && maskedField(el)) masked.push(el.value);
+      }
     }
   }
   return n + ':' + (h >>> 0).toString(36);
 }
 
+// sameOriginDocs are the document and those of its iframes this world
+// can reach (a cross-origin frame's own world sees its own).
+function sameOriginDocs() {
+  const docs = [document];
+  for (const f of document.getElementsByTagName('iframe')) {
+    try { if (f.contentDocument) docs.push(f.contentDocument); } catch (e) { /* cross-origin */ }
+  }
+  return docs;
+}
+
+// maskedField says whether an input holds what observations mask and no
+// request may carry elsewhere: a password, a card's number, code or
+// expiry, a one-time code. Read from this world, where the page's own
+// script cannot redefine what a field's value or type reads as.
+function maskedField(el) {
+  if (el.tagName !== 'INPUT') return false;
+  const t = (el.getAttribute('type') || '').toLowerCase();
+  return t === 'password' || /(cc-number|cc-csc|cc-exp|one-time-code|current-password|new-password)/i.test(el.getAttribute('autocomplete') || '');
+}
+
+// maskedValues are the values of the masked fields of the document and
+// its same-origin frames.
+function maskedValues() {
+  const out = [];
+  formState(out);
+  return out;
+}
+
 // fingerprint is the page's state for the verdict; with open, it also
-// opens the action's network window (netwatch.js), right before the input.
+// opens the action's network window (netwatch.js), right before the input,
+// and holds the masked fields' values then, for the guard of the requests
+// the input may cause.
 function fingerprint(ref, open) {
   const a = deepActive();
-  const f = { url: location.href, muts: S.muts, downs: S.downs, scroll: scrollX + ',' + scrollY, scrolls: S.scrolls, focus: a ? (S.refs.get(a) || a.tagName + (a.id ? '#' + a.id : '')) : '', form: formState() };
+  const masked = open ? [] : null;
+  const f = { url: location.href, muts: S.muts, downs: S.downs, scroll: scrollX + ',' + scrollY, scrolls: S.scrolls, focus: a ? (S.refs.get(a) || a.tagName + (a.id ? '#' + a.id : '')) : '', form: formState(masked) };
+  if (masked) f.masked = masked;
   if (open) net('open');
   if (ref) {
     const el = resolve(ref);
