@@ -2,6 +2,8 @@ package browser
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -207,5 +209,55 @@ func TestSettleDeferredEffects(t *testing.T) {
 		if got != c.want || !r.Changed {
 			t.Errorf("click %s returned before its effect: the page says %q, want %q; %s", c.button, got, c.want, r)
 		}
+	}
+}
+
+// TestSettleChoiceEffects: a native choice whose handler changes the page
+// at once, in a microtask, after a request, or navigates returns with
+// that effect, and the look that follows it shows the page after it.
+func TestSettleChoiceEffects(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "fetched "+r.URL.RawQuery) })
+	mux.HandleFunc("/next", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Next</title><p>Arrived.</p>`)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Choices</title><p id="out">nothing yet</p>
+<label>Sync <select onchange="out.textContent = 'sync ' + this.value"><option>a</option><option>b</option></select></label>
+<label>Microtask <select onchange="Promise.resolve().then(() => { out.textContent = 'microtask ' + this.value; })"><option>a</option><option>b</option></select></label>
+<label>Fetch <select onchange="fetch('/api?' + this.value).then((r) => r.text()).then((t) => { out.textContent = t; })"><option>a</option><option>b</option></select></label>
+<label>Go <select onchange="location.href = '/next'"><option>a</option><option>b</option></select></label>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	tab, ctx := openURL(t, srv.URL+"/")
+	for _, c := range []struct{ name, want string }{{"Sync", "sync b"}, {"Microtask", "microtask b"}, {"Fetch", "fetched b"}} {
+		o, err := tab.Observe(ctx, ObserveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := tab.Select(ctx, find(t, o, "combobox", c.name).Ref, "b")
+		if err != nil {
+			t.Fatalf("select %s: %v", c.name, err)
+		}
+		if got := eval[string](t, tab, `document.getElementById('out').textContent`); got != c.want || !r.Changed {
+			t.Errorf("select %s returned before its effect: the page says %q, want %q; %s", c.name, got, c.want, r)
+		}
+		after, err := tab.Observe(ctx, ObserveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(after.Text, c.want) {
+			t.Errorf("the look after select %s: %q, want %q in it", c.name, after.Text, c.want)
+		}
+	}
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tab.Select(ctx, find(t, o, "combobox", "Go").Ref, "b")
+	if err != nil || !r.Navigated || !strings.HasSuffix(r.URL, "/next") {
+		t.Fatalf("a choice that navigates: %v, %v", r, err)
 	}
 }
