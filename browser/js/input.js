@@ -23,7 +23,7 @@ function focusedInfo() {
 // With before, the answer carries the page's state from before the
 // choice (fingerprint, opening the action's network window), so the
 // choice takes one call.
-function selectNative(ref, option, before, then) {
+function selectNative(ref, option, before) {
   const fp = before ? fingerprint(ref, true) : undefined;
   const el = resolve(ref);
   if (!el) return { err: 'gone', fp };
@@ -40,21 +40,7 @@ function selectNative(ref, option, before, then) {
   o.selected = true;
   el.dispatchEvent(new Event('input', { bubbles: true }));
   el.dispatchEvent(new Event('change', { bubbles: true }));
-  const res = { ok: true, chosen: squash(o.textContent), fp };
-  return then ? settledChoice(ref, res, then) : res;
-}
-
-// settledChoice settles a native choice in the call that made it, with
-// then (the settle's function and arguments), when once the handlers'
-// microtasks have run the choice started nothing the page still owes: the
-// settle would end at once, a round trip later. Otherwise the choice is
-// answered alone and settled in a call of its own, which a navigation it
-// started may end.
-async function settledChoice(ref, res, then) {
-  await new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
-  if (!settledAtOnce(ref)) return res;
-  res.st = await (then.fn === 'settleLook' ? settleLook(...then.args) : settle(...then.args));
-  return res;
+  return { ok: true, chosen: squash(o.textContent), fp };
 }
 
 // findOption looks for a visible role=option for a custom listbox,
