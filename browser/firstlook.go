@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	neturl "net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,6 +43,9 @@ type firstLook struct {
 	ctxID  runtime.ExecutionContextID
 	obs    *frameObs
 	fav    string
+	// before is the tab's info when the navigation began: what the
+	// browser reported after it is as new as the look, or newer.
+	before TabInfo
 }
 
 // planLook installs, before a navigation the tab starts, the plan of the
@@ -56,7 +60,7 @@ func (t *Tab) planLook(ctx context.Context, a Action) *firstLook {
 	o := t.lookOpts.norm()
 	args := observeArgs(o)
 	args["nextRef"] = t.nextRef
-	fl := &firstLook{key: o.key(), token: strconv.FormatInt(time.Now().UnixNano(), 36), seq: t.nextLook()}
+	fl := &firstLook{key: o.key(), token: strconv.FormatInt(time.Now().UnixNano(), 36), seq: t.nextLook(), before: t.Info()}
 	args["seq"] = fl.seq
 	url := ""
 	if a.Kind == ActNavigate {
@@ -209,17 +213,31 @@ func (t *Tab) tookLook(fl *firstLook) *cdp.Frame {
 	return top
 }
 
-// lookInfo is the tab's info as the document's own look saw it.
+// lookInfo is the tab's info as the document's own look saw it, where the
+// browser has not told of the new document yet: a URL or title it reported
+// since the navigation began (a script's replaceState, a title set after
+// the load, heard before the look was read) is not taken back. The title
+// Chromium gives a page before its own (its address) is no title.
 func (t *Tab) lookInfo(fl *firstLook) {
 	title, url := fl.obs.Title, fl.obs.URL
 	t.update(func(ti *TabInfo) bool {
-		ch := ti.URL != url || (title != "" && ti.Title != title) || ti.Favicon != fl.fav
-		ti.URL, ti.Favicon = url, fl.fav
-		if title != "" {
-			ti.Title = title
+		ch := ti.Favicon != fl.fav
+		ti.Favicon = fl.fav
+		if ti.URL == fl.before.URL && ti.URL != url {
+			ti.URL, ch = url, true
+		}
+		if title != "" && (ti.Title == fl.before.Title || addressTitle(*ti)) && ti.Title != title {
+			ti.Title, ch = title, true
 		}
 		return ch
 	})
+}
+
+// addressTitle reports whether ti's title is its address, as Chromium
+// shows a page that has not given one.
+func addressTitle(ti TabInfo) bool {
+	_, rest, ok := strings.Cut(ti.URL, "://")
+	return ti.Title == ti.URL || ok && ti.Title == rest
 }
 
 // pushedLook is a look at the top frame taken with an action's last call
