@@ -52,17 +52,6 @@ func (m *maskedFields) navigated(frame cdp.FrameID, loader cdp.LoaderID) {
 	}
 }
 
-// errNoWorld: the tab has used no world of its top frame yet.
-var errNoWorld = errors.New("no world of the top frame yet")
-
-// usedWorld notes w as the top frame's world when it is: the guard's read
-// reaches it without the holder's lock.
-func (t *Tab) usedWorld(w *world) {
-	if string(w.frame) == t.id && w.sess == t.target() {
-		t.topWorld.Store(w)
-	}
-}
-
 // known are the masked values read in the documents the tab shows, and
 // whether its top frame's (top) were among them.
 func (m *maskedFields) known(top cdp.FrameID) (vals []string, read bool) {
@@ -77,6 +66,17 @@ func (m *maskedFields) known(top cdp.FrameID) (vals []string, read bool) {
 		}
 	}
 	return vals, read
+}
+
+// errNoWorld: the tab has used no world of its top frame yet.
+var errNoWorld = errors.New("no world of the top frame yet")
+
+// usedWorld notes w as the top frame's world when it is: the guard's read
+// reaches it without the holder's lock.
+func (t *Tab) usedWorld(w *world) {
+	if string(w.frame) == t.id && w.sess == t.target() {
+		t.topWorld.Store(w)
+	}
 }
 
 // tookBefore keeps the masked values the action's state before its input

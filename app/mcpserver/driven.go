@@ -71,13 +71,14 @@ func (d *drivenTab) takenBack(t *runner.Tab) {
 // title or address that changed is said again.
 func (d *drivenTab) brief(obs agents.Observation, always bool) string {
 	line := browser.PageLine(obs.Title, obs.URL)
+	rest, whole := strings.CutPrefix(obs.Text, line)
 	d.mu.Lock()
 	same := d.told == line
-	if strings.HasPrefix(obs.Text, line) {
+	if whole {
 		d.told = line
 	}
 	d.mu.Unlock()
-	if rest, ok := strings.CutPrefix(obs.Text, line); ok && same && !always {
+	if whole && same && !always {
 		return rest
 	}
 	return obs.Text
