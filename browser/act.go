@@ -111,6 +111,8 @@ type step struct {
 	look *firstLook
 	// lookSeq numbers the look the settle takes in its own call, if any.
 	lookSeq int64
+	// early is the settle taken in the input's own call, when it was.
+	early *earlySettle
 }
 
 // act runs one action: it finds the target, takes the page's state,

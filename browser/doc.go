@@ -139,7 +139,11 @@
 // started nothing of the kind — nor a frame callback, a message to a
 // window, worker or socket, a window, a submit or a page leave, and is not
 // a link's or a submit button's — resolves when Chromium acknowledges the
-// input, its handlers run (`BenchmarkClick` 33 → 17 ms). Every tab runs
+// input, its handlers run (`BenchmarkClick` 33 → 17 ms); a native select's
+// choice, made in the page, is settled and looked at in the call that
+// makes it, once the microtasks its handlers queued have run: chains up
+// to 48 links long, as a framework's render or an async handler's awaits
+// are (a request started after a longer chain is not waited for). Every tab runs
 // with the overlay agent on, which makes Blink dispatch mouse moves and
 // wheel turns at once rather than at the next animation frame: the move
 // a click makes to its target before checking what covers it then costs

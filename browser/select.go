@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -20,11 +21,26 @@ func (t *Tab) selectOption(ctx context.Context, s *step) error {
 		// FP is the page's state before the choice, taken in the same
 		// call (takeBefore leaves it to this one).
 		FP *fingerprint `json:"fp"`
+		// St is the settle the same call took (settledChoice).
+		St json.RawMessage `json:"st"`
+	}
+	// A choice whose handlers start nothing is settled in the call that
+	// makes it: without a condition to wait for, in the top frame.
+	var then map[string]any
+	look := false
+	if s.a.Until == nil && t.settlesFast(s) {
+		var fn string
+		var args []any
+		fn, args, look = t.settleArgs(s)
+		then = map[string]any{"fn": fn, "args": args}
 	}
 	// Native selects render their popup outside the page, so the value is
 	// set in the page (as Puppeteer does), with input and change events.
-	if err := t.call(ctx, s.w, "selectNative", &res, s.a.Ref, s.a.Option, true); err != nil {
+	if err := t.call(ctx, s.w, "selectNative", &res, s.a.Ref, s.a.Option, true, then); err != nil {
 		return err
+	}
+	if len(res.St) > 0 && string(res.St) != "null" {
+		s.early = &earlySettle{st: res.St, look: look}
 	}
 	if res.FP != nil {
 		s.before = *res.FP

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -279,6 +280,40 @@ type scrollStart struct {
 // the input, so a field whose DOM did not change settles at once. A
 // document that goes away under the wait marks st navigated.
 func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) error {
+	if e := s.early; e != nil {
+		// The action settled in the call that made it (selectOption).
+		s.early = nil
+		err := json.Unmarshal(e.st, st)
+		if e.look {
+			t.keepLook(s, st)
+		}
+		return err
+	}
+	fn, args, look := t.settleArgs(s)
+	err := t.call(wait, s.w, fn, st, args...)
+	if look {
+		t.keepLook(s, st)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil || context.Cause(t.dead) != nil:
+		return err
+	case wait.Err() != nil:
+		// The in-page wait has its own timer; a page that misses the host
+		// deadline is not running its timers at all.
+		st.hung = true
+		return fmt.Errorf("%w: no answer %v after the input was sent", ErrUnresponsive, t.b.opts.SettleTimeout+time.Second)
+	}
+	// The document went away under the wait: a navigation.
+	st.navigated = true
+	return nil
+}
+
+// settleArgs are the in-page settle's function and arguments for s, and
+// whether it takes the look the caller will want next (lookArgs, which
+// numbers it).
+func (t *Tab) settleArgs(s *step) (fn string, args []any, look bool) {
 	var mutsBefore *int
 	if s.a.Kind == ActType || s.a.Kind == ActClear {
 		mutsBefore = &s.before.Muts
@@ -292,29 +327,18 @@ func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) erro
 	if s.a.scrolls() {
 		sc = &scrollStart{Scrolls: s.before.Scrolls, Muts: s.before.Muts, Key: s.a.Kind == ActPress, Dir: s.a.scrollDir()}
 	}
-	fn, args := "settle", []any{quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, sc, t.settlesFast(s)}
-	look := t.lookArgs(s)
-	if look != nil {
-		fn, args = "settleLook", append([]any{look}, args...)
+	fn, args = "settle", []any{quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, sc, t.settlesFast(s)}
+	if l := t.lookArgs(s); l != nil {
+		return "settleLook", append([]any{l}, args...), true
 	}
-	err := t.call(wait, s.w, fn, st, args...)
-	if look != nil {
-		t.keepLook(s, st)
-	}
-	switch {
-	case err == nil:
-		return nil
-	case ctx.Err() != nil || context.Cause(t.dead) != nil:
-		return err
-	case wait.Err() != nil:
-		// The in-page wait has its own timer; a page that misses the host
-		// deadline is not running its timers at all.
-		st.hung = true
-		return fmt.Errorf("%w: no answer %v after the input was sent", ErrUnresponsive, max+time.Second)
-	}
-	// The document went away under the wait: a navigation.
-	st.navigated = true
-	return nil
+	return fn, args, false
+}
+
+// earlySettle is the in-page settle an action's own call took (its
+// answer's st), and whether it holds the caller's next look.
+type earlySettle struct {
+	st   json.RawMessage
+	look bool
 }
 
 // settlesFast reports whether the action may settle as soon as the page

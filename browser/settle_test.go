@@ -226,13 +226,14 @@ func TestSettleChoiceEffects(t *testing.T) {
 		fmt.Fprint(w, `<!doctype html><title>Choices</title><p id="out">nothing yet</p>
 <label>Sync <select onchange="out.textContent = 'sync ' + this.value"><option>a</option><option>b</option></select></label>
 <label>Microtask <select onchange="Promise.resolve().then(() => { out.textContent = 'microtask ' + this.value; })"><option>a</option><option>b</option></select></label>
+<label>Async <select onchange="(async (v) => { await (async () => 1)(); await (async () => { await null; return 2; })(); const r = await fetch('/api?async-' + v); out.textContent = await r.text(); })(this.value)"><option>a</option><option>b</option></select></label>
 <label>Fetch <select onchange="fetch('/api?' + this.value).then((r) => r.text()).then((t) => { out.textContent = t; })"><option>a</option><option>b</option></select></label>
 <label>Go <select onchange="location.href = '/next'"><option>a</option><option>b</option></select></label>`)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	tab, ctx := openURL(t, srv.URL+"/")
-	for _, c := range []struct{ name, want string }{{"Sync", "sync b"}, {"Microtask", "microtask b"}, {"Fetch", "fetched b"}} {
+	for _, c := range []struct{ name, want string }{{"Sync", "sync b"}, {"Microtask", "microtask b"}, {"Async", "fetched async-b"}, {"Fetch", "fetched b"}} {
 		o, err := tab.Observe(ctx, ObserveOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -23,7 +23,7 @@ function focusedInfo() {
 // With before, the answer carries the page's state from before the
 // choice (fingerprint, opening the action's network window), so the
 // choice takes one call.
-function selectNative(ref, option, before) {
+function selectNative(ref, option, before, then) {
   const fp = before ? fingerprint(ref, true) : undefined;
   const el = resolve(ref);
   if (!el) return { err: 'gone', fp };
@@ -40,8 +40,32 @@ function selectNative(ref, option, before) {
   o.selected = true;
   el.dispatchEvent(new Event('input', { bubbles: true }));
   el.dispatchEvent(new Event('change', { bubbles: true }));
-  return { ok: true, chosen: squash(o.textContent), fp };
+  const res = { ok: true, chosen: squash(o.textContent), fp };
+  return then ? settledChoice(ref, res, then) : res;
 }
+
+// settledChoice settles a native choice in the call that made it, with
+// then (the settle's function and arguments), when once the handlers'
+// microtasks have run the choice started nothing the page still owes: the
+// settle would end at once, a round trip later. Otherwise the choice is
+// answered alone and settled in a call of its own, which a navigation it
+// started may end.
+//
+// The handlers' microtasks run ahead of ours: each await lets a chain of
+// them (a framework's scheduled render, a then of a then) go one link
+// further. A task would wait for all of them, but behind the renderer's
+// next frame, which a DevTools call does not.
+async function settledChoice(ref, res, then) {
+  for (let i = 0; i < CHOICE_TICKS; i++) await null;
+  if (!settledAtOnce(ref)) return res;
+  res.st = await (then.fn === 'settleLook' ? settleLook(...then.args) : settle(...then.args));
+  return res;
+}
+
+// CHOICE_TICKS is how many links of a microtask chain a choice's
+// handlers may start before its effect shows: an async handler's await
+// of an async helper takes three.
+const CHOICE_TICKS = 48;
 
 // findOption looks for a visible role=option for a custom listbox,
 // preferring the listbox that the combobox controls.
