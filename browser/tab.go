@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/overlay"
 	"github.com/chromedp/cdproto/page"
@@ -238,13 +239,19 @@ func (t *Tab) emulate(ctx context.Context, tg *chromedp.Target) error {
 	return quietDomains(ctx, tg)
 }
 
-// quietDomains turns off the CSS agent chromedp enables on every session
-// it attaches: nothing here reads its events, and it tracks every style
-// sheet of every document. (The DOM agent stays: the overlay agent, which
-// unbuffers input, needs it.)
+// quietDomains turns off the CSS and DOM agents chromedp enables on every
+// session it attaches: nothing here reads their events or their node ids
+// (the DOM calls made take backend node ids), the CSS agent tracks every
+// style sheet of every document, and on every new document chromedp asks
+// the DOM agent for the whole tree, twice, while the page's first action
+// waits behind it. The overlay agent, enabled before, stays on without
+// the DOM agent, and input stays unbuffered.
 func quietDomains(ctx context.Context, sess *chromedp.Target) error {
 	if _, err := cdp.Call(ctx, sess, css.Disable, cdp.Empty{}); err != nil {
 		return fmt.Errorf("disable the CSS agent: %w", err)
+	}
+	if _, err := cdp.Call(ctx, sess, dom.Disable, cdp.Empty{}); err != nil {
+		return fmt.Errorf("disable the DOM agent: %w", err)
 	}
 	return nil
 }
