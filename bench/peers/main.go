@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // options is a parsed command line.
@@ -23,6 +24,9 @@ type options struct {
 	Engines  []string
 	Tools    bool
 	Trace    bool
+	// Think is the pause before each timed action: the time a model
+	// takes to read one reply and send its next call.
+	Think time.Duration
 }
 
 // engineIDs are the engines in the table's order, as -engines names them.
@@ -43,11 +47,15 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	engines := fs.String("engines", strings.Join(engineIDs(), ","), "the engines to run")
 	fs.BoolVar(&o.Tools, "tools", false, "print each MCP engine's tools and their arguments, and stop")
 	fs.BoolVar(&o.Trace, "trace", false, "log every call and the start of its reply to stderr")
+	fs.DurationVar(&o.Think, "think", 0, "pause before each timed action, as a model reads the last reply before its next call (0: back to back)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.Think < 0 {
+		return o, fmt.Errorf("-think must not be negative")
 	}
 	if o.Reps < 1 {
 		return o, fmt.Errorf("-reps must be at least 1")

@@ -20,8 +20,10 @@ type results struct {
 	Failures map[string][]string
 	// Asked counts the questions each engine put to the client's user
 	// (all approved).
-	Asked   map[string]int64
-	Reps    int
+	Asked map[string]int64
+	Reps  int
+	// Think is the pause before each timed action (-think).
+	Think   time.Duration
 	Started time.Time
 	Took    time.Duration
 	// Chromium is the browser's version.
@@ -59,7 +61,7 @@ func measure(ctx context.Context, o options, engines []engine, base string, logf
 	res := &results{
 		ToolChars: map[string]int{}, Actions: map[string]map[string][]float64{},
 		Obs: map[string]map[string]int{}, Flows: map[string]map[string]flowResult{},
-		Failures: map[string][]string{}, Asked: map[string]int64{}, Reps: o.Reps, Started: time.Now(), Load: loadAverage(),
+		Failures: map[string][]string{}, Asked: map[string]int64{}, Reps: o.Reps, Think: o.Think, Started: time.Now(), Load: loadAverage(),
 	}
 	for _, e := range engines {
 		res.Engines = append(res.Engines, e.Name())
@@ -121,6 +123,21 @@ func (res *results) look(ctx context.Context, e engine, opened reply, roles []st
 	return r.Text, err
 }
 
+// think waits the pause before a timed action, or for ctx's end.
+func (res *results) think(ctx context.Context) error {
+	if res.Think <= 0 {
+		return nil
+	}
+	t := time.NewTimer(res.Think)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // refs finds the refs of named controls in obs, or says which is missing.
 func refs(e engine, obs string, want ...control) ([]string, error) {
 	out := make([]string, len(want))
@@ -157,6 +174,9 @@ func (res *results) actionRound(ctx context.Context, e engine, base string, rep 
 		return err
 	}
 	for i, text := range []string{"ada", "correct horse"} {
+		if err := res.think(ctx); err != nil {
+			return err
+		}
 		if r, err = e.Type(ctx, ids[i], text); err != nil {
 			return err
 		}
@@ -176,10 +196,16 @@ func (res *results) actionRound(ctx context.Context, e engine, base string, rep 
 	}
 	for i := 0; i < 3; i++ {
 		c := countries()[(rep*3+i+1)%len(countries())]
+		if err := res.think(ctx); err != nil {
+			return err
+		}
 		if r, err = e.Select(ctx, ids[0], c); err != nil {
 			return err
 		}
 		res.record(e, "select", r)
+		if err := res.think(ctx); err != nil {
+			return err
+		}
 		if r, err = e.Click(ctx, ids[1]); err != nil {
 			return err
 		}

@@ -55,7 +55,11 @@ func (res *results) rows() [][]string {
 		}
 		out = append(out, r)
 	}
-	section(fmt.Sprintf("ms per action, median [p25–p75] of %d repetitions", res.Reps))
+	paced := ""
+	if res.Think > 0 {
+		paced = fmt.Sprintf(", each %v after the reply before it", res.Think)
+	}
+	section(fmt.Sprintf("ms per action, median [p25–p75] of %d repetitions%s", res.Reps, paced))
 	for _, a := range actions() {
 		row(a, func(e string) string { return spread(res.Actions[a][e]) })
 	}
