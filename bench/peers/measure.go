@@ -161,6 +161,9 @@ type control struct {
 func (res *results) actionRound(ctx context.Context, e engine, base string, rep int) error {
 	// A page a failed round leaves open is replaced by the next open.
 	defer func() { _ = e.Done(context.WithoutCancel(ctx)) }()
+	if err := res.think(ctx); err != nil {
+		return err
+	}
 	r, err := e.Open(ctx, base+"/login.html")
 	if err != nil {
 		return err
@@ -183,6 +186,9 @@ func (res *results) actionRound(ctx context.Context, e engine, base string, rep 
 		res.record(e, "type", r)
 	}
 	if err := e.Done(ctx); err != nil {
+		return err
+	}
+	if err := res.think(ctx); err != nil {
 		return err
 	}
 	if r, err = e.Open(ctx, base+"/select.html"); err != nil {
