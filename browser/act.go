@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -111,8 +112,9 @@ type step struct {
 	look *firstLook
 	// lookSeq numbers the look the settle takes in its own call, if any.
 	lookSeq int64
-	// early is the settle taken in the input's own call, when it was.
-	early *earlySettle
+	// early is the settle taken in the input's own call (its answer's
+	// st), when it was.
+	early json.RawMessage
 }
 
 // act runs one action: it finds the target, takes the page's state,

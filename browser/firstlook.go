@@ -314,8 +314,8 @@ func (t *Tab) lookArgs(s *step) map[string]any {
 	return args
 }
 
-// keepLook keeps the look the settle took, while the page is the one the
-// action acted on.
+// keepLook keeps the look the settle took, if it took one, while the page
+// is the one the action acted on.
 func (t *Tab) keepLook(s *step, st *settled) {
 	if st.Look == nil || st.Look.Err != "" {
 		st.Look = nil

@@ -27,11 +27,8 @@ func (t *Tab) selectOption(ctx context.Context, s *step) error {
 	// A choice whose handlers start nothing is settled in the call that
 	// makes it: without a condition to wait for, in the top frame.
 	var then map[string]any
-	look := false
 	if s.a.Until == nil && t.settlesFast(s) {
-		var fn string
-		var args []any
-		fn, args, look = t.settleArgs(s)
+		fn, args := t.settleArgs(s)
 		then = map[string]any{"fn": fn, "args": args}
 	}
 	// Native selects render their popup outside the page, so the value is
@@ -40,7 +37,7 @@ func (t *Tab) selectOption(ctx context.Context, s *step) error {
 		return err
 	}
 	if len(res.St) > 0 && string(res.St) != "null" {
-		s.early = &earlySettle{st: res.St, look: look}
+		s.early = res.St
 	}
 	if res.FP != nil {
 		s.before = *res.FP

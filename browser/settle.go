@@ -283,17 +283,13 @@ func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) erro
 	if e := s.early; e != nil {
 		// The action settled in the call that made it (selectOption).
 		s.early = nil
-		err := json.Unmarshal(e.st, st)
-		if e.look {
-			t.keepLook(s, st)
-		}
+		err := json.Unmarshal(e, st)
+		t.keepLook(s, st)
 		return err
 	}
-	fn, args, look := t.settleArgs(s)
+	fn, args := t.settleArgs(s)
 	err := t.call(wait, s.w, fn, st, args...)
-	if look {
-		t.keepLook(s, st)
-	}
+	t.keepLook(s, st)
 	switch {
 	case err == nil:
 		return nil
@@ -310,10 +306,10 @@ func (t *Tab) settleInPage(ctx, wait context.Context, s *step, st *settled) erro
 	return nil
 }
 
-// settleArgs are the in-page settle's function and arguments for s, and
-// whether it takes the look the caller will want next (lookArgs, which
+// settleArgs are the in-page settle's function and arguments for s: with
+// the look the caller will want next where it takes one (lookArgs, which
 // numbers it).
-func (t *Tab) settleArgs(s *step) (fn string, args []any, look bool) {
+func (t *Tab) settleArgs(s *step) (fn string, args []any) {
 	var mutsBefore *int
 	if s.a.Kind == ActType || s.a.Kind == ActClear {
 		mutsBefore = &s.before.Muts
@@ -329,16 +325,9 @@ func (t *Tab) settleArgs(s *step) (fn string, args []any, look bool) {
 	}
 	fn, args = "settle", []any{quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, sc, t.settlesFast(s)}
 	if l := t.lookArgs(s); l != nil {
-		return "settleLook", append([]any{l}, args...), true
+		return "settleLook", append([]any{l}, args...)
 	}
-	return fn, args, false
-}
-
-// earlySettle is the in-page settle an action's own call took (its
-// answer's st), and whether it holds the caller's next look.
-type earlySettle struct {
-	st   json.RawMessage
-	look bool
+	return fn, args
 }
 
 // settlesFast reports whether the action may settle as soon as the page
