@@ -196,7 +196,11 @@
 // read. `Tab.Secrets` returns the given hosts' cookies and the masked fields'
 // values, which the exfiltration guard looks for. A launched profile
 // predicts nothing (`prediction.go`): no preconnect, DNS prefetch or
-// speculative load opens a connection the Fetch domain cannot see.
+// speculative load opens a connection the Fetch domain cannot see. A
+// launched browser without windows refuses Chromium's own download of a
+// page's icon, guarded or not: nobody sees its tab strip, the desktop loads
+// the icon from `TabInfo.Favicon` itself, and the download would otherwise
+// compete with the new page's first input (`icons.go`).
 //
 // # Opening a tab
 //

@@ -14,7 +14,8 @@ import (
 // A tab's Fetch domain is one set-up shared by what needs it. Chromium
 // raises a site's request for credentials only for a request it
 // intercepted, so every tab pauses its document requests (one round trip
-// each) with auth challenges handled, and lets them go at once; a request
+// each) with auth challenges handled, and lets them go at once (and
+// refuses the browser's own icon downloads: icons.go); a request
 // guard pauses every request instead, and checks what is paused. One pump
 // per session answers its paused requests, so none is answered twice.
 // The sessions are the tab's own and those of its out-of-process frames
@@ -94,7 +95,7 @@ func (t *Tab) applyFetchOn(ctx context.Context, sess *chromedp.Target) error {
 	patterns := t.icpt.patterns
 	t.auth.mu.Unlock()
 	if patterns == nil {
-		patterns = []*fetch.RequestPattern{docPattern}
+		patterns = t.basePatterns()
 	}
 	_, err := cdp.Call(ctx, sess, fetch.Enable, fetch.EnableParams{Patterns: patterns, HandleAuthRequests: new(true)})
 	return err
@@ -148,6 +149,10 @@ func (t *Tab) pump(sess *chromedp.Target, paused <-chan jsonv2.Value) {
 			}
 			var ev fetch.EventRequestPaused
 			if err := jsonv2.Unmarshal(v, &ev); err != nil || ev.Request == nil {
+				continue
+			}
+			if t.browserIcon(&ev) {
+				go t.refuseIcon(sess, &ev)
 				continue
 			}
 			t.auth.mu.Lock()
