@@ -20,18 +20,19 @@ import (
 // watched by someone, and keeps its icons.
 
 // iconPattern pauses the requests Chromium files under no resource type
-// of the page's (its icon downloads among them), for refusesIcon.
+// of the page's (its icon downloads among them), for browserIcon to
+// pick out; the rest go on at once.
 var iconPattern = &fetch.RequestPattern{URLPattern: "*", ResourceType: network.ResourceTypeOther, RequestStage: fetch.RequestStageRequest}
 
-// hidesIcons reports whether the tab refuses Chromium's icon downloads.
-func (t *Tab) hidesIcons() bool {
+// refusesIcons reports whether the tab refuses Chromium's icon downloads.
+func (t *Tab) refusesIcons() bool {
 	return !t.b.opts.Headed && t.b.opts.RemoteURL == ""
 }
 
 // basePatterns are what a tab pauses without a guard: its documents, and
 // where it refuses them, the browser's icon downloads.
 func (t *Tab) basePatterns() []*fetch.RequestPattern {
-	if t.hidesIcons() {
+	if t.refusesIcons() {
 		return []*fetch.RequestPattern{docPattern, iconPattern}
 	}
 	return []*fetch.RequestPattern{docPattern}
@@ -41,7 +42,7 @@ func (t *Tab) basePatterns() []*fetch.RequestPattern {
 // the top frame's icon: of no resource type a page's own request has,
 // asking for an image. A page's images, fetches and beacons all have one.
 func (t *Tab) browserIcon(ev *fetch.EventRequestPaused) bool {
-	if ev.ResourceType != network.ResourceTypeOther || string(ev.FrameID) != t.id || ev.Request.Method != "GET" || !t.hidesIcons() {
+	if ev.ResourceType != network.ResourceTypeOther || string(ev.FrameID) != t.id || ev.Request.Method != "GET" || !t.refusesIcons() {
 		return false
 	}
 	for k, v := range ev.Request.Headers {
