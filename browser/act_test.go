@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -405,6 +406,38 @@ func TestTypeWhereThePressDoesNotFocus(t *testing.T) {
 		if c.Value != want {
 			t.Errorf("%s %q holds %q, want %q", c.Ref, c.Name, c.Value, want)
 		}
+	}
+}
+
+// TestTypeWhereTheTextLandsNowhere: text a page never takes — its field
+// leaves the page as it gets the focus, or cancels the edit — changes no
+// value, and the type answers without waiting out its settle's bound.
+func TestTypeWhereTheTextLandsNowhere(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"Vanishing", "Cancelled"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tab := openTab(t, "/nowhere.html")
+			ctx := tctx(t)
+			o, err := tab.Observe(ctx, ObserveOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			field := find(t, o, "textbox", name)
+			r, err := tab.Type(ctx, field.Ref, "hello", false)
+			if err != nil {
+				t.Fatalf("type: %v", err)
+			}
+			if r.Took >= testBrowser.opts.SettleTimeout {
+				t.Errorf("the type took %v: it waited out the settle's bound (%v)", r.Took, testBrowser.opts.SettleTimeout)
+			}
+			if got := eval[string](t, tab, `[...document.querySelectorAll('input')].map(i => i.value).join('')`); got != "" {
+				t.Errorf("the page's fields hold %q, want nothing", got)
+			}
+			if name == "Cancelled" && slices.Contains(r.Effects, "value") {
+				t.Errorf("effects %v: a value changed", r.Effects)
+			}
+		})
 	}
 }
 
