@@ -197,10 +197,10 @@
 // values, which the exfiltration guard looks for. A launched profile
 // predicts nothing (`prediction.go`): no preconnect, DNS prefetch or
 // speculative load opens a connection the Fetch domain cannot see. A
-// launched browser without windows refuses Chromium's own download of a
-// page's icon, guarded or not: nobody sees its tab strip, the desktop loads
+// guarded tab of a launched browser without windows refuses Chromium's own
+// download of a page's icon: nobody sees its tab strip, the desktop loads
 // the icon from `TabInfo.Favicon` itself, and the download would otherwise
-// compete with the new page's first input (`icons.go`).
+// be held for the guard beside the new page's first input (`icons.go`).
 //
 // # Opening a tab
 //

@@ -12,30 +12,19 @@ import (
 
 // Chromium downloads each page's icon for its own tab strip. With its
 // windows hidden nobody sees that strip: Vroom's tabs show the icon's URL
-// (TabInfo.Favicon), which the desktop loads itself. The download is
-// then work the renderer and the network do, right after a load, under
-// the new page's first input, and a request a page names (its <link
-// rel=icon>) that the guard would have to hold; so a launched browser
-// without windows refuses it. A browser elsewhere (RemoteURL) may be
-// watched by someone, and keeps its icons.
+// (TabInfo.Favicon), which the desktop loads itself. In a guarded tab the
+// download is a request a page names (its <link rel=icon>) that the guard
+// holds until the page's secrets are read, and an image the renderer
+// decodes, right after a load, under the new page's first input; so a
+// guarded tab of a launched browser without windows refuses it. A browser
+// elsewhere (RemoteURL) may be watched by someone, and keeps its icons; a
+// tab without a guard pauses only its documents, and Chromium fetches its
+// icons as it always does.
 
-// iconPattern pauses the requests Chromium files under no resource type
-// of the page's (its icon downloads among them), for browserIcon to
-// pick out; the rest go on at once.
-var iconPattern = &fetch.RequestPattern{URLPattern: "*", ResourceType: network.ResourceTypeOther, RequestStage: fetch.RequestStageRequest}
-
-// refusesIcons reports whether the tab refuses Chromium's icon downloads.
+// refusesIcons reports whether the tab refuses Chromium's icon downloads
+// that its guard pauses.
 func (t *Tab) refusesIcons() bool {
 	return !t.b.opts.Headed && t.b.opts.RemoteURL == ""
-}
-
-// basePatterns are what a tab pauses without a guard: its documents, and
-// where it refuses them, the browser's icon downloads.
-func (t *Tab) basePatterns() []*fetch.RequestPattern {
-	if t.refusesIcons() {
-		return []*fetch.RequestPattern{docPattern, iconPattern}
-	}
-	return []*fetch.RequestPattern{docPattern}
 }
 
 // browserIcon reports whether a paused request is Chromium's download of

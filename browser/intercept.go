@@ -14,9 +14,9 @@ import (
 // A tab's Fetch domain is one set-up shared by what needs it. Chromium
 // raises a site's request for credentials only for a request it
 // intercepted, so every tab pauses its document requests (one round trip
-// each) with auth challenges handled, and lets them go at once (and
-// refuses the browser's own icon downloads: icons.go); a request
-// guard pauses every request instead, and checks what is paused. One pump
+// each) with auth challenges handled, and lets them go at once; a request
+// guard pauses every request instead, and checks what is paused (but for
+// the browser's own icon downloads, refused: icons.go). One pump
 // per session answers its paused requests, so none is answered twice.
 // The sessions are the tab's own and those of its out-of-process frames
 // (targets.go), which get the same patterns and the same guard.
@@ -95,7 +95,7 @@ func (t *Tab) applyFetchOn(ctx context.Context, sess *chromedp.Target) error {
 	patterns := t.icpt.patterns
 	t.auth.mu.Unlock()
 	if patterns == nil {
-		patterns = t.basePatterns()
+		patterns = []*fetch.RequestPattern{docPattern}
 	}
 	_, err := cdp.Call(ctx, sess, fetch.Enable, fetch.EnableParams{Patterns: patterns, HandleAuthRequests: new(true)})
 	return err
