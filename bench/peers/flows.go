@@ -120,6 +120,7 @@ func flowSpecs() []flowSpec {
 		{"read the article's third paragraph", articleFlow},
 		{`checkout: see "Order confirmed" (1.5 s)`, checkoutFlow},
 		{"fetch: see the fares (600 ms)", fetchFlow},
+		{"chat: type in an editor that keeps its own text, send, see it", composerFlow},
 	}
 }
 
@@ -228,6 +229,30 @@ func checkoutFlow(ctx context.Context, f *flow, base string) error {
 
 func fetchFlow(ctx context.Context, f *flow, base string) error {
 	return lateFlow(ctx, f, base+"/fetch.html", "Show fares", "Ryanair 11:15")
+}
+
+// composerFlow types a message into a chat composer whose editor keeps
+// the text in a model of its own (it answers each edit's beforeinput and
+// draws the box from the model), sends it and looks for it in the
+// conversation. The type's reply is taken at its word, as a model takes
+// it: only the sent message is the goal.
+func composerFlow(ctx context.Context, f *flow, base string) error {
+	box, send := control{textboxRoles, "Message"}, control{buttonRoles, "Send"}
+	obs, err := f.open(ctx, base+"/composer.html", box)
+	if err != nil {
+		return err
+	}
+	ids, err := refs(f.e, obs, box, send)
+	if err != nil {
+		return err
+	}
+	if _, err := f.act(f.e.Type(ctx, ids[0], "on my way")); err != nil {
+		return err
+	}
+	if _, err := f.act(f.e.Click(ctx, ids[1])); err != nil {
+		return err
+	}
+	return f.confirm(ctx, "You: on my way")
 }
 
 // flows runs every flow on the engine.
