@@ -70,9 +70,9 @@
   };
   const tracking = () => st.open && untracked === 0 && now() < st.until;
 
-  // begin counts a request; the returned function ends it once.
-  function begin() {
-    const mine = tracking() ? st.gen : -1;
+  // begin counts a request of window mine (-1: of none the host follows);
+  // the returned function ends it once.
+  function begin(mine) {
     const r = { at: now() };
     st.inflight++;
     live.add(r);
@@ -114,9 +114,19 @@
     };
   }
 
+  // A fetch's promise settles with the headers; the body comes after
+  // them, and on a slow or large response long after. A read of the body
+  // that the page begins (text(), json()…) continues the request, in the
+  // window the fetch was made in, until it has ended: the page renders
+  // what it read only then. A body the page never reads, or reads as a
+  // stream, is not waited for.
+  const unread = new WeakMap(); // Response -> the window its fetch was in
+  const then = Promise.prototype.then;
+  const ready = Promise.resolve();
   if (oFetch) {
     window.fetch = disguise(function fetch() {
-      const done = begin();
+      const mine = tracking() ? st.gen : -1;
+      const done = begin(mine);
       let p;
       try {
         p = oFetch.apply(this, arguments);
@@ -124,13 +134,20 @@
         done();
         throw e;
       }
-      Promise.prototype.then.call(p, done, done);
+      // The page's own reactions to the headers run right after this
+      // one: the request ends a microtask later, once a read they begin
+      // at once has been counted.
+      then.call(p, (res) => {
+        if (mine >= 0 && res) unread.set(res, mine);
+        then.call(ready, done);
+      }, done);
       return p;
     }, oFetch);
+    watchBodies();
   }
   if (oSend) {
     xhr.send = disguise(function send() {
-      const done = begin();
+      const done = begin(tracking() ? st.gen : -1);
       add.call(this, 'loadend', done, { once: true });
       try {
         return oSend.apply(this, arguments);
@@ -207,6 +224,36 @@
   else add.call(window, 'beforeunload', mark, true);
   add.call(window, 'pagehide', mark, true);
   add.call(window, 'submit', mark, true);
+
+  // watchBodies counts a read of a fetched response's body as part of
+  // its request (see unread); a clone's body is the same response's.
+  function watchBodies() {
+    const proto = window.Response && Response.prototype;
+    if (!proto) return;
+    for (const name of ['text', 'json', 'arrayBuffer', 'blob', 'formData', 'bytes']) {
+      const orig = proto[name];
+      if (typeof orig !== 'function') continue;
+      proto[name] = disguise(function () {
+        const p = orig.apply(this, arguments);
+        const gen = unread.get(this);
+        if (gen !== undefined) {
+          unread.delete(this);
+          const done = begin(gen === st.gen && st.open ? gen : -1);
+          then.call(p, done, done);
+        }
+        return p;
+      }, orig);
+    }
+    const oClone = proto.clone;
+    if (typeof oClone === 'function') {
+      proto.clone = disguise(function clone() {
+        const c = oClone.apply(this, arguments);
+        const gen = unread.get(this);
+        if (gen !== undefined) unread.set(c, gen);
+        return c;
+      }, oClone);
+    }
+  }
 
   // watchTasks waits for an idle callback and a scheduled task the
   // action asked for like for a short timer, until it has run (or was

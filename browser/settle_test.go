@@ -262,3 +262,64 @@ func TestSettleChoiceEffects(t *testing.T) {
 		t.Fatalf("a choice that navigates: %v, %v", r, err)
 	}
 }
+
+// TestSettleResponseBody: a response's headers can come long before its
+// body. An action whose page reads the body it fetched (text(), json(),
+// arrayBuffer(), at once or after a check of the response) returns once
+// that read has ended, with what the page made of it; a body the page
+// never reads is not waited for.
+func TestSettleResponseBody(t *testing.T) {
+	t.Parallel()
+	const late = 400 * time.Millisecond
+	mux := http.NewServeMux()
+	mux.HandleFunc("/body", func(w http.ResponseWriter, r *http.Request) {
+		name := r.URL.RawQuery
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		wait := late
+		if name == "unread" {
+			// Longer than the settle's network bound: a wait for it would
+			// end at the bound with the request still loading.
+			wait = 10 * time.Second
+		}
+		select {
+		case <-time.After(wait):
+		case <-r.Context().Done():
+			return
+		}
+		if name == "json" {
+			fmt.Fprint(w, `{"msg":"body of json"}`)
+			return
+		}
+		fmt.Fprint(w, "body of "+name)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Bodies</title><p id="out">nothing yet</p>
+<button onclick="fetch('/body?then').then((r) => r.text()).then((t) => { out.textContent = t; })">Then</button>
+<button onclick="(async () => { const r = await fetch('/body?json'); const j = await r.json(); out.textContent = j.msg; })()">Await</button>
+<button onclick="fetch('/body?checked').then((r) => { if (!r.ok) throw new Error(r.status); return r; }).then((r) => r.arrayBuffer()).then((b) => { out.textContent = new TextDecoder().decode(b); })">Checked</button>
+<button onclick="fetch('/body?unread').then(() => { out.textContent = 'answered'; })">Unread</button>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	tab, ctx := openURL(t, srv.URL+"/")
+	for _, c := range []struct{ button, want string }{
+		{"Then", "body of then"}, {"Await", "body of json"}, {"Checked", "body of checked"}, {"Unread", "answered"},
+	} {
+		o, err := tab.Observe(ctx, ObserveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := tab.Click(ctx, find(t, o, "button", c.button).Ref)
+		if err != nil {
+			t.Fatalf("click %s: %v", c.button, err)
+		}
+		if got := eval[string](t, tab, `document.getElementById('out').textContent`); got != c.want {
+			t.Errorf("click %s returned before its effect: the page says %q, want %q; %s", c.button, got, c.want, r)
+		}
+		if r.Pending != 0 || !r.Settled {
+			t.Errorf("click %s: %s, want it settled with nothing loading", c.button, r)
+		}
+	}
+}
