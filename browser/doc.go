@@ -131,8 +131,9 @@
 // `netwatch.js` runs once in each document's main world and, while an action's
 // window is open (from the baseline to the settle), counts the requests and
 // the timers of ≤ 1.5 s the page schedules, and what those start in turn — a
-// fetch until the page's read of its body (`text()`, `json()`…) has ended,
-// since the headers can come long before it; at
+// fetch until the body the page reads has come (a read whole, `text()` or
+// `json()`, until it ends; a stream, until the response's resource timing
+// entry says it is whole), since the headers can come long before it; at
 // most 12 timers, nothing from a loop older than the window (a chain the last
 // action started counts only in that action's window), so an animated page
 // costs an action nothing. Messages posted on a MessageChannel, idle

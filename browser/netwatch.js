@@ -115,18 +115,22 @@
   }
 
   // A fetch's promise settles with the headers; the body comes after
-  // them, and on a slow or large response long after. A read of the body
-  // that the page begins (text(), json()…) continues the request, in the
-  // window the fetch was made in, until it has ended: the page renders
-  // what it read only then. A body the page never reads, or reads as a
-  // stream, is not waited for.
-  const unread = new WeakMap(); // Response -> the window its fetch was in
+  // them, and on a slow, large or streamed response long after. A read of
+  // the body that the page begins continues the request, in the window
+  // the fetch was made in, until the body has arrived: the page renders
+  // what it read only then. A read whole (text(), json()…) ends with its
+  // promise; a read as a stream (body: a reader, a for-await, a pipe)
+  // when the browser times the whole response, which it does at the
+  // response's end (its resource timing entry). A body the page never
+  // touches is not waited for.
+  const unread = new WeakMap(); // Response -> its fetch's record (arrivals)
   const then = Promise.prototype.then;
   const ready = Promise.resolve();
   if (oFetch) {
-    window.fetch = disguise(function fetch() {
+    window.fetch = disguise(function fetch(input) {
       const mine = tracking() ? st.gen : -1;
       const done = begin(mine);
+      const url = mine >= 0 ? requestURL(input) : '';
       let p;
       try {
         p = oFetch.apply(this, arguments);
@@ -138,7 +142,7 @@
       // one: the request ends a microtask later, once a read they begin
       // at once has been counted.
       then.call(p, (res) => {
-        if (mine >= 0 && res) unread.set(res, mine);
+        if (mine >= 0 && res) unread.set(res, arrivals.expect(mine, [url, res.url]));
         then.call(ready, done);
       }, done);
       return p;
@@ -225,31 +229,91 @@
   add.call(window, 'pagehide', mark, true);
   add.call(window, 'submit', mark, true);
 
+  // requestURL is the absolute URL a fetch of input asks for, or ''.
+  function requestURL(input) {
+    try {
+      return new URL(typeof input === 'string' ? input : (input && (input.url || input.href)) || String(input), location.href).href;
+    } catch (e) {
+      return '';
+    }
+  }
+
+  // arrivals pairs fetched responses with their resource timing entries,
+  // so a body read as a stream knows when it has all come. A record is
+  // { gen, urls, arrived, end }; one whose entry never comes (its body
+  // is held back unread) is forgotten after MAX_WINDOW_MS.
+  const arrivals = (() => {
+    let recs = [];
+    const Obs = window.PerformanceObserver;
+    const on = !!Obs && (Obs.supportedEntryTypes || []).includes('resource');
+    if (on) {
+      new Obs((list) => {
+        for (const e of list.getEntries()) {
+          if (e.initiatorType !== 'fetch') continue;
+          const r = recs.find((x) => !x.arrived && x.urls.includes(e.name));
+          if (!r) continue;
+          r.arrived = true;
+          recs = recs.filter((x) => x !== r);
+          if (r.end) r.end();
+        }
+      }).observe({ type: 'resource' });
+    }
+    return {
+      expect(gen, urls) {
+        const r = { gen, urls: urls.filter(Boolean), arrived: !on, end: null, at: now() };
+        const t = now();
+        recs = recs.filter((x) => t - x.at < MAX_WINDOW_MS);
+        if (on) recs.push(r);
+        return r;
+      },
+      // read ends r's tracking: its body is read whole, which ends by itself.
+      read(r) { recs = recs.filter((x) => x !== r); },
+    };
+  })();
+
   // watchBodies counts a read of a fetched response's body as part of
   // its request (see unread); a clone's body is the same response's.
   function watchBodies() {
     const proto = window.Response && Response.prototype;
     if (!proto) return;
+    const inWindow = (r) => (r.gen === st.gen && st.open ? r.gen : -1);
     for (const name of ['text', 'json', 'arrayBuffer', 'blob', 'formData', 'bytes']) {
       const orig = proto[name];
       if (typeof orig !== 'function') continue;
       proto[name] = disguise(function () {
         const p = orig.apply(this, arguments);
-        const gen = unread.get(this);
-        if (gen !== undefined) {
+        const r = unread.get(this);
+        if (r) {
           unread.delete(this);
-          const done = begin(gen === st.gen && st.open ? gen : -1);
+          arrivals.read(r);
+          const done = begin(inWindow(r));
           then.call(p, done, done);
         }
         return p;
       }, orig);
     }
+    const body = Object.getOwnPropertyDescriptor(proto, 'body');
+    if (body && body.get) {
+      const get = body.get;
+      Object.defineProperty(proto, 'body', { ...body, get: disguise(function () {
+        const b = get.call(this);
+        const r = unread.get(this);
+        if (r && b) {
+          unread.delete(this);
+          if (!r.arrived && !r.end) {
+            r.end = begin(inWindow(r));
+            oST.call(window, r.end, MAX_WINDOW_MS);
+          }
+        }
+        return b;
+      }, get) });
+    }
     const oClone = proto.clone;
     if (typeof oClone === 'function') {
       proto.clone = disguise(function clone() {
         const c = oClone.apply(this, arguments);
-        const gen = unread.get(this);
-        if (gen !== undefined) unread.set(c, gen);
+        const r = unread.get(this);
+        if (r) unread.set(c, r);
         return c;
       }, oClone);
     }

@@ -265,9 +265,10 @@ func TestSettleChoiceEffects(t *testing.T) {
 
 // TestSettleResponseBody: a response's headers can come long before its
 // body. An action whose page reads the body it fetched (text(), json(),
-// arrayBuffer(), at once or after a check of the response) returns once
-// that read has ended, with what the page made of it; a body the page
-// never reads is not waited for.
+// arrayBuffer(), at once or after a check of the response; a reader or a
+// pipe over a stream) returns once the body has come, with what the page
+// made of it; a body the page never reads is not waited for, and one that
+// is still streaming at the settle's bound is reported as loading.
 func TestSettleResponseBody(t *testing.T) {
 	t.Parallel()
 	const late = 400 * time.Millisecond
@@ -294,8 +295,43 @@ func TestSettleResponseBody(t *testing.T) {
 		}
 		fmt.Fprint(w, "body of "+name)
 	})
+	// A streamed body: words a flush apart; "endless" goes on past the
+	// settle's network bound.
+	mux.HandleFunc("/stream", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		words := strings.Fields("one two three")
+		if r.URL.RawQuery == "endless" {
+			words = strings.Fields(strings.Repeat("more ", 100))
+		}
+		for _, word := range words {
+			fmt.Fprint(w, word+" ")
+			w.(http.Flusher).Flush()
+			select {
+			case <-time.After(late / 3):
+			case <-r.Context().Done():
+				return
+			}
+		}
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Bodies</title><p id="out">nothing yet</p>
+<script>
+async function reader(q) {
+  const r = await fetch('/stream?' + q), rd = r.body.getReader(), dec = new TextDecoder();
+  let t = '';
+  for (;;) { const { done, value } = await rd.read(); if (done) break; t += dec.decode(value); out.textContent = t; }
+  out.textContent = t + '(end)';
+}
+async function piped() {
+  const r = await fetch('/stream?piped');
+  let t = '';
+  for await (const part of r.body.pipeThrough(new TextDecoderStream())) { t += part; out.textContent = t; }
+  out.textContent = t + '(end)';
+}
+</script>
+<button onclick="reader('reader')">Reader</button>
+<button onclick="piped()">Piped</button>
+<button onclick="reader('endless')">Endless</button>
 <button onclick="fetch('/body?then').then((r) => r.text()).then((t) => { out.textContent = t; })">Then</button>
 <button onclick="(async () => { const r = await fetch('/body?json'); const j = await r.json(); out.textContent = j.msg; })()">Await</button>
 <button onclick="fetch('/body?checked').then((r) => { if (!r.ok) throw new Error(r.status); return r; }).then((r) => r.arrayBuffer()).then((b) => { out.textContent = new TextDecoder().decode(b); })">Checked</button>
@@ -306,6 +342,7 @@ func TestSettleResponseBody(t *testing.T) {
 	tab, ctx := openURL(t, srv.URL+"/")
 	for _, c := range []struct{ button, want string }{
 		{"Then", "body of then"}, {"Await", "body of json"}, {"Checked", "body of checked"}, {"Unread", "answered"},
+		{"Reader", "one two three (end)"}, {"Piped", "one two three (end)"},
 	} {
 		o, err := tab.Observe(ctx, ObserveOptions{})
 		if err != nil {
@@ -321,5 +358,18 @@ func TestSettleResponseBody(t *testing.T) {
 		if r.Pending != 0 || !r.Settled {
 			t.Errorf("click %s: %s, want it settled with nothing loading", c.button, r)
 		}
+	}
+	// A stream longer than the settle's network bound: the answer says it
+	// is still loading, and the words so far are on the page.
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tab.Click(ctx, find(t, o, "button", "Endless").Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, tab, `document.getElementById('out').textContent`); r.Pending != 1 || !strings.HasPrefix(got, "more more") {
+		t.Errorf("click Endless: %s, the page says %q; want it still loading, with words on the page", r, got)
 	}
 }
