@@ -33,12 +33,24 @@ type results struct {
 }
 
 // actions are the timed actions, in the table's order.
-func actions() []string { return []string{"open", openAndLook, "click", "type", "select"} }
+func actions() []string {
+	return []string{"open", openAndLook, "click", "type", typeFirst, typeNext, openThenType, "select"}
+}
 
 // openAndLook is the time from the open's call until the model has the
 // page's controls: the open alone where its reply shows them, else the
 // open and the look after it.
 const openAndLook = "open, then the page in hand"
+
+// The types apart: the first after an open meets the renderer still
+// drawing the new page, which an open that answers sooner leaves to it;
+// openThenType is the two together, from the open's call until the
+// first field holds its text.
+const (
+	typeFirst    = "type, the first after the open"
+	typeNext     = "type, the next"
+	openThenType = "open, then the page in hand, then the first type"
+)
 
 // Roles by which each engine names the controls the benchmark uses.
 var (
@@ -110,17 +122,18 @@ func (res *results) record(e engine, action string, r reply) {
 // look is the page's controls as the engine shows them after open: the
 // open's own result when it holds the control wanted, else an observation.
 // It records the open's time and, as openAndLook, the two together.
-func (res *results) look(ctx context.Context, e engine, opened reply, roles []string, name string) (string, error) {
+// inHand is the openAndLook time.
+func (res *results) look(ctx context.Context, e engine, opened reply, roles []string, name string) (text string, inHand time.Duration, err error) {
 	res.record(e, "open", opened)
 	if e.Ref(opened.Text, roles, name) != "" {
 		res.record(e, openAndLook, opened)
-		return opened.Text, nil
+		return opened.Text, opened.Took, nil
 	}
 	r, err := e.Observe(ctx)
 	if err == nil {
 		res.record(e, openAndLook, reply{Took: opened.Took + r.Took})
 	}
-	return r.Text, err
+	return r.Text, opened.Took + r.Took, err
 }
 
 // think waits the pause before a timed action, or for ctx's end.
@@ -168,7 +181,7 @@ func (res *results) actionRound(ctx context.Context, e engine, base string, rep 
 	if err != nil {
 		return err
 	}
-	obs, err := res.look(ctx, e, r, textboxRoles, "Username")
+	obs, inHand, err := res.look(ctx, e, r, textboxRoles, "Username")
 	if err != nil {
 		return err
 	}
@@ -184,6 +197,12 @@ func (res *results) actionRound(ctx context.Context, e engine, base string, rep 
 			return err
 		}
 		res.record(e, "type", r)
+		if i == 0 {
+			res.record(e, typeFirst, r)
+			res.record(e, openThenType, reply{Took: inHand + r.Took})
+		} else {
+			res.record(e, typeNext, r)
+		}
 	}
 	if err := e.Done(ctx); err != nil {
 		return err
@@ -194,7 +213,7 @@ func (res *results) actionRound(ctx context.Context, e engine, base string, rep 
 	if r, err = e.Open(ctx, base+"/select.html"); err != nil {
 		return err
 	}
-	if obs, err = res.look(ctx, e, r, selectRoles, "Country"); err != nil {
+	if obs, _, err = res.look(ctx, e, r, selectRoles, "Country"); err != nil {
 		return err
 	}
 	if ids, err = refs(e, obs, control{selectRoles, "Country"}, control{buttonRoles, "Apply"}); err != nil {
