@@ -115,6 +115,10 @@ type step struct {
 	// early is the settle taken in the input's own call (its answer's
 	// st), when it was.
 	early json.RawMessage
+	// again, while set, are the URLs of the code the page's script was
+	// still loading when its first settle ended: the settle that follows
+	// waits for them (settleLoads).
+	again []string
 }
 
 // act runs one action: it finds the target, takes the page's state,

@@ -136,7 +136,12 @@
 // entry says it is whole), since the headers can come long before it; at
 // most 12 timers, nothing from a loop older than the window (a chain the last
 // action started counts only in that action's window), so an animated page
-// costs an action nothing. Messages posted on a MessageChannel, idle
+// costs an action nothing. Code the page's script loads where no wrapper
+// sees it — a module it `import()`s, a script or stylesheet it adds — is
+// heard on the tab's session (`loads.go`), and the action settles again
+// once it has come, in a window that counts what that code then starts;
+// an image the script loads is not waited for, but an action whose only
+// doing it is says it is still loading. Messages posted on a MessageChannel, idle
 // callbacks and scheduled tasks count like timers until they have run. A
 // click, key, choice or typing (without Enter) in the top frame that
 // started nothing of the kind — nor a frame callback, a message to a

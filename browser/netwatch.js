@@ -45,6 +45,8 @@
     // that started any of it settles the slow way (a frame, then a quiet
     // DOM), one that started nothing at once.
     busy: 0,
+    // since is when the current action's first window opened.
+    since: 0,
   };
   // untracked > 0 while a callback runs that belongs to something older
   // than the window (an animation loop, a poll): what it schedules is not
@@ -242,14 +244,15 @@
   // so a body read as a stream knows when it has all come. A record is
   // { gen, urls, arrived, end }; one whose entry never comes (its body
   // is held back unread) is forgotten after MAX_WINDOW_MS.
+  const perf = window.performance;
+  const byName = perf && Performance.prototype.getEntriesByName;
   const arrivals = (() => {
     let recs = [];
     const Obs = window.PerformanceObserver;
-    const on = !!Obs && (Obs.supportedEntryTypes || []).includes('resource');
+    const on = !!Obs && !!byName && (Obs.supportedEntryTypes || []).includes('resource');
     if (on) {
       new Obs((list) => {
         for (const e of list.getEntries()) {
-          if (e.initiatorType !== 'fetch') continue;
           const r = recs.find((x) => !x.arrived && x.urls.includes(e.name));
           if (!r) continue;
           r.arrived = true;
@@ -268,6 +271,16 @@
       },
       // read ends r's tracking: its body is read whole, which ends by itself.
       read(r) { recs = recs.filter((x) => x !== r); },
+      // await counts a load of url in the current window until its entry
+      // comes, unless one has since the action began. (A page whose
+      // timing buffer is full keeps no entries to look in: a load that
+      // ended before this call is then waited for to the bound.)
+      await(url) {
+        if (!on || byName.call(perf, url, 'resource').some((x) => x.startTime >= st.since)) return;
+        const r = { gen: st.gen, urls: [url], arrived: false, end: begin(st.gen), at: now() };
+        recs.push(r);
+        oST.call(window, r.end, MAX_WINDOW_MS);
+      },
     };
   })();
 
@@ -394,7 +407,10 @@
     }, oPost);
   }
 
-  add.call(window, '__vroom_net_open', () => {
+  // "again" opens a window for the same action (settleAgain): its loads
+  // are those begun since the action's first.
+  add.call(window, '__vroom_net_open', (e) => {
+    if (e.detail !== 'again') st.since = now();
     st.gen++;
     st.open = true;
     st.until = now() + MAX_WINDOW_MS;
@@ -402,6 +418,14 @@
     st.counted = 0;
     st.busy = 0;
     st.timers.clear();
+  }, true);
+  // The code a script began to load, which the host heard of and no
+  // wrapper here could: each URL is counted in the window until its
+  // response is whole.
+  add.call(window, '__vroom_net_loads', (e) => {
+    let urls = [];
+    try { urls = JSON.parse(e.detail); } catch (err) { return; }
+    if (Array.isArray(urls)) for (const u of urls) if (typeof u === 'string') arrivals.await(u);
   }, true);
   add.call(window, '__vroom_net_close', () => {
     st.open = false;

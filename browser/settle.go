@@ -39,6 +39,9 @@ type settled struct {
 	navPending bool
 	// loaded is the URL of the document the wait for a load ended in.
 	loaded string
+	// images counts the images the page's script began loading during
+	// the action that were still on their way when it settled (loads.go).
+	images int
 	// Look is the page as a look sees it, taken in the settle's own call
 	// (settleLook) when the caller's next look is likely to want it.
 	Look *frameObs `json:"look"`
@@ -50,7 +53,10 @@ type navEvents struct {
 	nav, load, asked, stopped <-chan jsonv2.Value
 	// look hears a new document's first look (firstlook.go).
 	look <-chan jsonv2.Value
-	stop func()
+	// loads follows what the page's script begins to load (loads.go);
+	// nil where it could not be followed.
+	loads *scriptLoads
+	stop  func()
 }
 
 func (t *Tab) subscribeNav() *navEvents {
@@ -62,9 +68,18 @@ func (t *Tab) subscribeNav() *navEvents {
 	ev.asked, stops[2] = tg.Subscribe("Page.frameRequestedNavigation")
 	ev.stopped, stops[3] = tg.Subscribe("Page.frameStoppedLoading")
 	ev.look, stops[4] = tg.Subscribe("Runtime.bindingCalled")
+	if l, err := t.followLoads(); err == nil {
+		ev.loads = l
+	} else if t.b.opts.Logf != nil {
+		// The action still settles; only code it loads is not waited for.
+		t.b.opts.Logf("tab %s: %v", t.id, err)
+	}
 	ev.stop = func() {
 		for _, f := range stops {
 			f()
+		}
+		if ev.loads != nil {
+			ev.loads.stop()
 		}
 	}
 	return ev
@@ -201,6 +216,11 @@ func (t *Tab) settle(ctx context.Context, s *step, ev *navEvents) (settled, erro
 		if asked, err = t.settlePage(ctx, wait, s, &st, ev); err != nil {
 			return st, err
 		}
+		if !asked && !st.navigated {
+			if err := t.settleLoads(ctx, wait, s, &st, ev.loads); err != nil {
+				return st, err
+			}
+		}
 	}
 	if ev.navigatedTop() {
 		st.navigated = true
@@ -253,6 +273,30 @@ func (t *Tab) settlePage(ctx, wait context.Context, s *step, st *settled, ev *na
 		return false, t.settleInPage(ctx, wait, s, st)
 	}
 	return false, nil
+}
+
+// settleLoads settles once more when the page's script began loading
+// code during the action (loads.go): in a window opened anew that waits
+// for the loads still on their way and for what their code starts once it
+// runs, so its effect is in the answer. The state and the look of this
+// settle stand for the page; the first one's are dropped.
+func (t *Tab) settleLoads(ctx, wait context.Context, s *step, st *settled, l *scriptLoads) error {
+	if l == nil || string(s.w.frame) != t.id || s.w.sess != t.target() {
+		return nil
+	}
+	seen, pending, images := l.state()
+	if !seen {
+		st.images = images
+		return nil
+	}
+	s.again = append(make([]string, 0, len(pending)), pending...)
+	defer func() { s.again = nil }()
+	again := settled{navigated: st.navigated}
+	err := t.settleInPage(ctx, wait, s, &again)
+	again.Scrolled = again.Scrolled || st.Scrolled
+	*st = again
+	_, _, st.images = l.state()
+	return err
 }
 
 // toTopFrame points s at the top frame's world: the frame it acted in is
@@ -323,9 +367,17 @@ func (t *Tab) settleArgs(s *step) (fn string, args []any) {
 	if s.a.scrolls() {
 		sc = &scrollStart{Scrolls: s.before.Scrolls, Muts: s.before.Muts, Key: s.a.Kind == ActPress, Dir: s.a.scrollDir()}
 	}
-	fn, args = "settle", []any{quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, sc, t.settlesFast(s)}
+	fast := t.settlesFast(s)
+	if s.again != nil {
+		// After code the page loaded: its effect comes in tasks of its own.
+		fast, mutsBefore = false, nil
+	}
+	fn, args = "settle", []any{quietMs, max.Milliseconds(), s.a.Until, s.a.Ref, mutsBefore, netMs, sc, fast}
 	if l := t.lookArgs(s); l != nil {
-		return "settleLook", append([]any{l}, args...)
+		fn, args = "settleLook", append([]any{l}, args...)
+	}
+	if s.again != nil {
+		return "settleAgain", append([]any{s.again, fn}, args...)
 	}
 	return fn, args
 }

@@ -373,3 +373,74 @@ async function piped() {
 		t.Errorf("click Endless: %s, the page says %q; want it still loading, with words on the page", r, got)
 	}
 }
+
+// TestSettleLoadedCode: code a click's script loads — a module it
+// import()s (which then fetches), a script it adds, a stylesheet that
+// shows a control — is waited for, and what it does is in the answer and
+// the look after it. An image the script preloads is reported as still
+// loading, not as no effect.
+func TestSettleLoadedCode(t *testing.T) {
+	t.Parallel()
+	const late = 300 * time.Millisecond
+	slow := func(ctype, body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-time.After(late):
+			case <-r.Context().Done():
+				return
+			}
+			w.Header().Set("Content-Type", ctype)
+			fmt.Fprint(w, body)
+		}
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/dialog.js", slow("text/javascript", `export function open() { document.getElementById('out').textContent = 'dialog open'; }`))
+	mux.HandleFunc("/orders.js", slow("text/javascript", `const r = await fetch('/orders'); document.getElementById('out').textContent = await r.text();`))
+	mux.HandleFunc("/orders", slow("text/plain", "3 orders"))
+	mux.HandleFunc("/widget.js", slow("text/javascript", `document.getElementById('out').textContent = 'widget ran';`))
+	mux.HandleFunc("/reveal.css", slow("text/css", `#later { display: inline-block; }`))
+	mux.HandleFunc("/photo.gif", slow("image/gif", "GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Lazy</title><style>#later { display: none; }</style><p id="out">nothing yet</p>
+<button onclick="import('/dialog.js').then((m) => m.open())">Dialog</button>
+<button onclick="import('/orders.js')">Orders</button>
+<button onclick="const s = document.createElement('script'); s.src = '/widget.js'; document.head.append(s)">Widget</button>
+<button onclick="const l = document.createElement('link'); l.rel = 'stylesheet'; l.href = '/reveal.css'; document.head.append(l)">Style</button>
+<button id="later">Revealed</button>
+<button onclick="const i = new Image(); i.onload = () => { out.textContent = 'photo shown'; }; i.src = '/photo.gif'">Photo</button>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	tab, ctx := openURL(t, srv.URL+"/")
+	click := func(name string) *Result {
+		t.Helper()
+		o, err := tab.Observe(ctx, ObserveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := tab.Click(ctx, find(t, o, "button", name).Ref)
+		if err != nil {
+			t.Fatalf("click %s: %v", name, err)
+		}
+		return r
+	}
+	out := func() string { return eval[string](t, tab, `document.getElementById('out').textContent`) }
+	for _, c := range []struct{ button, want string }{{"Dialog", "dialog open"}, {"Orders", "3 orders"}, {"Widget", "widget ran"}} {
+		r := click(c.button)
+		if got := out(); got != c.want || !r.Changed || r.Pending != 0 {
+			t.Errorf("click %s: %s; the page says %q, want %q", c.button, r, got, c.want)
+		}
+	}
+	r := click("Style")
+	o, err := tab.Observe(ctx, ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(o.Controls, func(c Control) bool { return c.Name == "Revealed" }) {
+		t.Errorf("click Style: %s; the look after it has no Revealed button: %v", r, o.Controls)
+	}
+	r = click("Photo")
+	if !r.Changed || r.Pending != 1 {
+		t.Errorf("click Photo: %s, want it still loading (1 request), not without effect", r)
+	}
+}

@@ -110,6 +110,11 @@ func (t *Tab) verdict(ctx context.Context, s *step, st settled) error {
 			r.Effects = append(r.Effects, "scroll")
 		}
 	}
+	if len(r.Effects) == 0 && !r.Navigated && st.images > 0 {
+		// Nothing shows yet, but the page's script is loading what it
+		// may show once it has come: not "no effect".
+		r.Pending += st.images
+	}
 	// A request the action started and the page still awaits is its
 	// effect too: acting again would send it twice.
 	if r.Pending > 0 {

@@ -182,6 +182,18 @@ function settle(quietMs, maxMs, cond, ref, mutsBefore, netMs, sc, fast) {
   });
 }
 
+// settleAgain settles once more after an action whose page's script began
+// loading code netwatch cannot follow (a module it imported, a script or
+// stylesheet it added; the host heard of them): in a window opened anew,
+// which counts the loads of urls still on their way until their
+// responses are whole, and what their code starts once it runs. fn is
+// settle or settleLook, with its arguments.
+function settleAgain(urls, fn, ...args) {
+  net('open', 'again');
+  if (urls.length) net('loads', JSON.stringify(urls));
+  return fn === 'settleLook' ? settleLook(...args) : settle(...args);
+}
+
 // settledAtOnce reports whether the input just acknowledged left nothing
 // the page still owes: no request, timer or other deferred work netwatch
 // follows, and not a link's or a form's activation.
