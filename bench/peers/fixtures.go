@@ -36,6 +36,17 @@ func fixtures() []fixture {
 // fetchDelay is how long the fetch page's request takes to answer.
 const fetchDelay = 600 * time.Millisecond
 
+// chunkDelay is how long the lazy page's filter code takes to arrive.
+const chunkDelay = 400 * time.Millisecond
+
+// filtersChunk is the lazy page's filter dialog, a module of its own.
+const filtersChunk = `export function openFilters(slot) {
+  slot.innerHTML = '<div role="dialog" aria-label="Filters"><h2>Filters</h2>' +
+    '<label>Price range <select><option>Any</option><option>Under €50</option></select></label>' +
+    '<button type="button">Show results</button></div>';
+}
+`
+
 // skill is one line of the profile's skills.
 type skill struct {
 	Name  string
@@ -94,6 +105,15 @@ func serveFixtures() (*httptest.Server, error) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `["TAP 07:40 — €89","Ryanair 11:15 — €54","easyJet 19:05 — €61"]`)
+	})
+	mux.HandleFunc("GET /filters.js", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(chunkDelay):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, filtersChunk)
 	})
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)

@@ -121,6 +121,7 @@ func flowSpecs() []flowSpec {
 		{`checkout: see "Order confirmed" (1.5 s)`, checkoutFlow},
 		{"fetch: see the fares (600 ms)", fetchFlow},
 		{"chat: type in an editor that keeps its own text, send, see it", composerFlow},
+		{"filters: a dialog whose code loads on the click (400 ms)", lazyFlow},
 	}
 }
 
@@ -229,6 +230,10 @@ func checkoutFlow(ctx context.Context, f *flow, base string) error {
 
 func fetchFlow(ctx context.Context, f *flow, base string) error {
 	return lateFlow(ctx, f, base+"/fetch.html", "Show fares", "Ryanair 11:15")
+}
+
+func lazyFlow(ctx context.Context, f *flow, base string) error {
+	return lateFlow(ctx, f, base+"/lazy.html", "Filters", "Price range")
 }
 
 // composerFlow types a message into a chat composer whose editor keeps
