@@ -133,7 +133,10 @@
 // the timers of ≤ 1.5 s the page schedules, and what those start in turn — a
 // fetch until the body the page reads has come (a read whole, `text()` or
 // `json()`, until it ends; a stream, until the response's resource timing
-// entry says it is whole), since the headers can come long before it; at
+// entry says it is whole), since the headers can come long before it; what
+// is answered later as a request is (an IndexedDB or Cache Storage
+// read or write, a blob or FileReader read, a `crypto.subtle` operation),
+// until it has its answer; at
 // most 12 timers, nothing from a loop older than the window (a chain the last
 // action started counts only in that action's window), so an animated page
 // costs an action nothing. Code the page's script loads where no wrapper

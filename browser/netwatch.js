@@ -151,6 +151,7 @@
     }, oFetch);
     watchBodies();
   }
+  watchStores();
   if (oSend) {
     xhr.send = disguise(function send() {
       const done = begin(tracking() ? st.gen : -1);
@@ -330,6 +331,70 @@
         return c;
       }, oClone);
     }
+  }
+
+  // watchStores follows what a page waits for that is no request but is
+  // answered later all the same, as a request is: a read or write of its
+  // IndexedDB database or its Cache Storage, a file or blob read, a
+  // cryptographic operation. Each counts, in the window it was begun in,
+  // until it has its answer (an IndexedDB request's success or error, a
+  // promise settled, a FileReader's loadend), so the render that follows
+  // it is the action's effect rather than after its answer.
+  function watchStores() {
+    const promised = (proto, names) => {
+      if (!proto) return;
+      for (const name of names) {
+        const orig = proto[name];
+        if (typeof orig !== 'function') continue;
+        proto[name] = disguise(function () {
+          const done = begin(tracking() ? st.gen : -1);
+          let p;
+          try {
+            p = orig.apply(this, arguments);
+          } catch (e) {
+            done();
+            throw e;
+          }
+          if (p && typeof p.then === 'function') then.call(p, done, done);
+          else done();
+          return p;
+        }, orig);
+      }
+    };
+    // evented wraps methods that answer with an event on what they
+    // return (an IDBRequest) or on this (a FileReader, a cursor).
+    const evented = (proto, names, on, ends) => {
+      if (!proto) return;
+      for (const name of names) {
+        const orig = proto[name];
+        if (typeof orig !== 'function') continue;
+        proto[name] = disguise(function () {
+          const done = begin(tracking() ? st.gen : -1);
+          let r;
+          try {
+            r = orig.apply(this, arguments);
+          } catch (e) {
+            done();
+            throw e;
+          }
+          const target = on === 'this' ? this : (on === 'request' ? (this.request || r) : r);
+          if (target && typeof target.addEventListener === 'function') {
+            for (const ev of ends) add.call(target, ev, done, { once: true });
+          } else done();
+          return r;
+        }, orig);
+      }
+    };
+    const idb = ['add', 'put', 'get', 'getAll', 'getAllKeys', 'getKey', 'count', 'delete', 'clear', 'openCursor', 'openKeyCursor'];
+    evented(window.IDBObjectStore && IDBObjectStore.prototype, idb, 'result', ['success', 'error']);
+    evented(window.IDBIndex && IDBIndex.prototype, idb.filter((n) => !['add', 'put', 'delete', 'clear'].includes(n)), 'result', ['success', 'error']);
+    evented(window.IDBCursor && IDBCursor.prototype, ['continue', 'advance', 'continuePrimaryKey'], 'request', ['success', 'error']);
+    evented(window.IDBFactory && IDBFactory.prototype, ['open', 'deleteDatabase'], 'result', ['success', 'error', 'blocked']);
+    evented(window.FileReader && FileReader.prototype, ['readAsText', 'readAsArrayBuffer', 'readAsDataURL', 'readAsBinaryString'], 'this', ['loadend']);
+    promised(window.CacheStorage && CacheStorage.prototype, ['open', 'match', 'has', 'keys', 'delete']);
+    promised(window.Cache && Cache.prototype, ['match', 'matchAll', 'add', 'addAll', 'put', 'delete', 'keys']);
+    promised(window.Blob && Blob.prototype, ['text', 'arrayBuffer', 'bytes']);
+    promised(window.SubtleCrypto && SubtleCrypto.prototype, ['encrypt', 'decrypt', 'sign', 'verify', 'digest', 'generateKey', 'deriveKey', 'deriveBits', 'importKey', 'exportKey', 'wrapKey', 'unwrapKey']);
   }
 
   // watchTasks waits for an idle callback and a scheduled task the

@@ -444,3 +444,67 @@ func TestSettleLoadedCode(t *testing.T) {
 		t.Errorf("click Photo: %s, want it still loading (1 request), not without effect", r)
 	}
 }
+
+// TestSettleStores: what a click waits for that is no request — a read of
+// the page's IndexedDB database, of its Cache Storage, a blob's text, a
+// digest — answers in a later task, and the render after it is in the
+// click's answer.
+func TestSettleStores(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Stores</title><p id="out">nothing yet</p><p id="st">opening</p>
+<script>
+const ready = new Promise((res) => {
+  const rq = indexedDB.open('notes', 1);
+  rq.onupgradeneeded = () => rq.result.createObjectStore('notes').put('the saved note', 'n1');
+  rq.onsuccess = () => res(rq.result);
+});
+let db = null;
+ready.then((d) => { db = d; document.getElementById('st').textContent = 'database ready'; });
+function idb() {
+  const rq = db.transaction('notes').objectStore('notes').get('n1');
+  rq.onsuccess = () => { out.textContent = rq.result; };
+}
+function cursor() {
+  const seen = [];
+  const rq = db.transaction('notes').objectStore('notes').openCursor();
+  rq.onsuccess = () => { const c = rq.result; if (c) { seen.push(c.value); c.continue(); } else out.textContent = 'listed ' + seen.length; };
+}
+async function cache() {
+  const c = await caches.open('v1');
+  await c.put('/greeting', new Response('cached hello'));
+  const r = await c.match('/greeting');
+  out.textContent = await r.text();
+}
+</script>
+<button onclick="idb()">Note</button>
+<button onclick="cursor()">List</button>
+<button onclick="cache()">Cache</button>
+<button onclick="new Blob(['from a blob']).text().then((t) => { out.textContent = t; })">Blob</button>
+<button onclick="crypto.subtle.digest('SHA-256', new TextEncoder().encode('x')).then((d) => { out.textContent = 'digest ' + d.byteLength; })">Digest</button>
+<button onclick="const fr = new FileReader(); fr.onload = () => { out.textContent = fr.result; }; fr.readAsText(new Blob(['read by a reader']))">Reader</button>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	tab, ctx := openURL(t, srv.URL+"/")
+	if w, err := tab.Wait(ctx, WaitFor{Text: "database ready"}, 5*time.Second); err != nil || !w.Met {
+		t.Fatalf("the database never opened: %v, %v", w, err)
+	}
+	for _, c := range []struct{ button, want string }{
+		{"Note", "the saved note"}, {"List", "listed 1"}, {"Cache", "cached hello"},
+		{"Blob", "from a blob"}, {"Digest", "digest 32"}, {"Reader", "read by a reader"},
+	} {
+		o, err := tab.Observe(ctx, ObserveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := tab.Click(ctx, find(t, o, "button", c.button).Ref)
+		if err != nil {
+			t.Fatalf("click %s: %v", c.button, err)
+		}
+		if got := eval[string](t, tab, `document.getElementById('out').textContent`); got != c.want || !r.Changed {
+			t.Errorf("click %s returned before its effect: %s; the page says %q, want %q", c.button, r, got, c.want)
+		}
+	}
+}
