@@ -286,7 +286,8 @@
   })();
 
   // watchBodies counts a read of a fetched response's body as part of
-  // its request (see unread); a clone's body is the same response's.
+  // its request (see unread), and any other response's read like a
+  // request of its own; a clone's body is the same response's.
   function watchBodies() {
     const proto = window.Response && Response.prototype;
     if (!proto) return;
@@ -297,12 +298,16 @@
       proto[name] = disguise(function () {
         const p = orig.apply(this, arguments);
         const r = unread.get(this);
+        // A body of the page's own making (a cached response, one it
+        // built) is read later all the same.
+        let gen = tracking() ? st.gen : -1;
         if (r) {
           unread.delete(this);
           arrivals.read(r);
-          const done = begin(inWindow(r));
-          then.call(p, done, done);
+          gen = inWindow(r);
         }
+        const done = begin(gen);
+        then.call(p, done, done);
         return p;
       }, orig);
     }
@@ -341,29 +346,9 @@
   // promise settled, a FileReader's loadend), so the render that follows
   // it is the action's effect rather than after its answer.
   function watchStores() {
-    const promised = (proto, names) => {
-      if (!proto) return;
-      for (const name of names) {
-        const orig = proto[name];
-        if (typeof orig !== 'function') continue;
-        proto[name] = disguise(function () {
-          const done = begin(tracking() ? st.gen : -1);
-          let p;
-          try {
-            p = orig.apply(this, arguments);
-          } catch (e) {
-            done();
-            throw e;
-          }
-          if (p && typeof p.then === 'function') then.call(p, done, done);
-          else done();
-          return p;
-        }, orig);
-      }
-    };
-    // evented wraps methods that answer with an event on what they
-    // return (an IDBRequest) or on this (a FileReader, a cursor).
-    const evented = (proto, names, on, ends) => {
+    // follow wraps each method of names so a call counts until answered
+    // (the call's result, its this, done) has it end.
+    const follow = (proto, names, answered) => {
       if (!proto) return;
       for (const name of names) {
         const orig = proto[name];
@@ -377,14 +362,23 @@
             done();
             throw e;
           }
-          const target = on === 'this' ? this : (on === 'request' ? (this.request || r) : r);
-          if (target && typeof target.addEventListener === 'function') {
-            for (const ev of ends) add.call(target, ev, done, { once: true });
-          } else done();
+          answered(r, this, done);
           return r;
         }, orig);
       }
     };
+    const promised = (proto, names) => follow(proto, names, (p, self, done) => {
+      if (p && typeof p.then === 'function') then.call(p, done, done);
+      else done();
+    });
+    // evented: the answer is an event on what the call returns (an
+    // IDBRequest), on this (a FileReader) or on this's request (a cursor).
+    const evented = (proto, names, on, ends) => follow(proto, names, (r, self, done) => {
+      const target = on === 'this' ? self : (on === 'request' ? (self.request || r) : r);
+      if (target && typeof target.addEventListener === 'function') {
+        for (const ev of ends) add.call(target, ev, done, { once: true });
+      } else done();
+    });
     const idb = ['add', 'put', 'get', 'getAll', 'getAllKeys', 'getKey', 'count', 'delete', 'clear', 'openCursor', 'openKeyCursor'];
     evented(window.IDBObjectStore && IDBObjectStore.prototype, idb, 'result', ['success', 'error']);
     evented(window.IDBIndex && IDBIndex.prototype, idb.filter((n) => !['add', 'put', 'delete', 'clear'].includes(n)), 'result', ['success', 'error']);
