@@ -22,9 +22,7 @@ import (
 // is still streaming at the settle's bound is reported as loading.
 func TestSettleResponseBody(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(bodySite())
-	t.Cleanup(srv.Close)
-	tab, ctx := openURL(t, srv.URL+"/")
+	tab, ctx := openSite(t, bodySite())
 	for _, c := range []struct{ button, want string }{
 		{"Then", "body of then"}, {"Await", "body of json"}, {"Checked", "body of checked"}, {"Unread", "answered"},
 		{"Reader", "one two three (end)"}, {"Piped", "one two three (end)"},
@@ -156,9 +154,7 @@ func TestSettleLoadedCode(t *testing.T) {
 <button id="later">Revealed</button>
 <button onclick="const i = new Image(); i.onload = () => { out.textContent = 'photo shown'; }; i.src = '/photo.gif'">Photo</button>`)
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	tab, ctx := openURL(t, srv.URL+"/")
+	tab, ctx := openSite(t, mux)
 	for _, c := range []struct{ button, want string }{{"Dialog", "dialog open"}, {"Orders", "3 orders"}, {"Widget", "widget ran"}} {
 		r, got := clickOut(t, ctx, tab, c.button)
 		if got != c.want || !r.Changed || r.Pending != 0 {
@@ -219,9 +215,7 @@ async function cache() {
 <button onclick="crypto.subtle.digest('SHA-256', new TextEncoder().encode('x')).then((d) => { out.textContent = 'digest ' + d.byteLength; })">Digest</button>
 <button onclick="const fr = new FileReader(); fr.onload = () => { out.textContent = fr.result; }; fr.readAsText(new Blob(['read by a reader']))">Reader</button>`)
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	tab, ctx := openURL(t, srv.URL+"/")
+	tab, ctx := openSite(t, mux)
 	if w, err := tab.Wait(ctx, WaitFor{Text: "database ready"}, 5*time.Second); err != nil || !w.Met {
 		t.Fatalf("the database never opened: %v, %v", w, err)
 	}
@@ -248,4 +242,12 @@ func clickOut(t *testing.T, ctx context.Context, tab *Tab, name string) (*Result
 		t.Fatalf("click %s: %v", name, err)
 	}
 	return r, eval[string](t, tab, `document.getElementById('out').textContent`)
+}
+
+// openSite serves mux for the test and opens its root page.
+func openSite(t *testing.T, mux *http.ServeMux) (*Tab, context.Context) {
+	t.Helper()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return openURL(t, srv.URL+"/")
 }
