@@ -146,6 +146,9 @@ func (t *Tab) actSteps(ctx context.Context, s *step, start time.Time) (*Result, 
 	// Subscribed before the input, so a navigation it causes is not missed.
 	ev := t.subscribeNav()
 	defer ev.stop()
+	if !s.a.navigates() {
+		t.followLoads(ev)
+	}
 	if s.a.navigates() {
 		// Leaving the document needs nothing of it: not its world (whose
 		// making is the walker's whole cost on a page never looked at),

@@ -304,7 +304,7 @@ func (t *Tab) takeLook(loader cdp.LoaderID, key string) *frameObs {
 // in its own call, or nil where the settle does not: in a frame, or where
 // the caller has never looked (it may not want to).
 func (t *Tab) lookArgs(s *step) map[string]any {
-	if s.w == nil || string(s.w.frame) != t.id || s.w.sess != t.target() || !t.looks {
+	if !t.ownTop(s.w) || !t.looks {
 		return nil
 	}
 	args := observeArgs(t.lookOpts.norm())

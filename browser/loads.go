@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"github.com/chromedp/cdproto/network"
@@ -39,16 +38,19 @@ type scriptLoads struct {
 	stop   context.CancelFunc
 }
 
-// followLoads listens to the tab's Network events until stopped.
-func (t *Tab) followLoads() (*scriptLoads, error) {
+// followLoads has ev follow the tab's Network events until it stops. A
+// tab whose events cannot be listened to still settles; only the code its
+// page loads is not waited for.
+func (t *Tab) followLoads(ev *navEvents) {
 	l := &scriptLoads{open: map[network.RequestID]string{}, images: map[network.RequestID]bool{}}
 	ctx, stop := context.WithCancel(t.ctx)
 	l.stop = stop
 	if err := chromedp.Listen(ctx, l.heard); err != nil {
 		stop()
-		return nil, fmt.Errorf("follow the page's loads: %w", err)
+		t.b.opts.Logf("tab %s: follow the page's loads: %v", t.id, err)
+		return
 	}
-	return l, nil
+	ev.loads = l
 }
 
 // heard takes in one event of the target's. It runs in the target's

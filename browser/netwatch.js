@@ -265,8 +265,7 @@
     return {
       expect(gen, urls) {
         const r = { gen, urls: urls.filter(Boolean), arrived: !on, end: null, at: now() };
-        const t = now();
-        recs = recs.filter((x) => t - x.at < MAX_WINDOW_MS);
+        recs = recs.filter((x) => r.at - x.at < MAX_WINDOW_MS);
         if (on) recs.push(r);
         return r;
       },

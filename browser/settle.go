@@ -53,8 +53,8 @@ type navEvents struct {
 	nav, load, asked, stopped <-chan jsonv2.Value
 	// look hears a new document's first look (firstlook.go).
 	look <-chan jsonv2.Value
-	// loads follows what the page's script begins to load (loads.go);
-	// nil where it could not be followed.
+	// loads follows what the page's script begins to load (loads.go),
+	// for an action that settles in the page (followLoads); nil else.
 	loads *scriptLoads
 	stop  func()
 }
@@ -68,12 +68,6 @@ func (t *Tab) subscribeNav() *navEvents {
 	ev.asked, stops[2] = tg.Subscribe("Page.frameRequestedNavigation")
 	ev.stopped, stops[3] = tg.Subscribe("Page.frameStoppedLoading")
 	ev.look, stops[4] = tg.Subscribe("Runtime.bindingCalled")
-	if l, err := t.followLoads(); err == nil {
-		ev.loads = l
-	} else if t.b.opts.Logf != nil {
-		// The action still settles; only code it loads is not waited for.
-		t.b.opts.Logf("tab %s: %v", t.id, err)
-	}
 	ev.stop = func() {
 		for _, f := range stops {
 			f()
@@ -281,7 +275,7 @@ func (t *Tab) settlePage(ctx, wait context.Context, s *step, st *settled, ev *na
 // runs, so its effect is in the answer. The state and the look of this
 // settle stand for the page; the first one's are dropped.
 func (t *Tab) settleLoads(ctx, wait context.Context, s *step, st *settled, l *scriptLoads) error {
-	if l == nil || string(s.w.frame) != t.id || s.w.sess != t.target() {
+	if l == nil || !t.ownTop(s.w) {
 		return nil
 	}
 	seen, pending, images := l.state()
@@ -399,7 +393,13 @@ func (t *Tab) settlesFast(s *step) bool {
 	default:
 		return false
 	}
-	return s.top == nil && !s.frameGone && s.w.sess == t.target() && string(s.w.frame) == t.id
+	return s.top == nil && !s.frameGone && t.ownTop(s.w)
+}
+
+// ownTop reports whether w is the world of the tab's own top frame, on
+// the tab's own session.
+func (t *Tab) ownTop(w *world) bool {
+	return w != nil && string(w.frame) == t.id && w.sess == t.target()
 }
 
 // settleLoad waits for the new document's load event or the deadline,

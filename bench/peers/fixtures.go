@@ -97,26 +97,24 @@ func serveFixtures() (*httptest.Server, error) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})
-	mux.HandleFunc("GET /api/fares", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(fetchDelay):
-		case <-r.Context().Done():
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `["TAP 07:40 — €89","Ryanair 11:15 — €54","easyJet 19:05 — €61"]`)
-	})
-	mux.HandleFunc("GET /filters.js", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(chunkDelay):
-		case <-r.Context().Done():
-			return
-		}
-		w.Header().Set("Content-Type", "text/javascript")
-		fmt.Fprint(w, filtersChunk)
-	})
+	mux.HandleFunc("GET /api/fares", slowly(fetchDelay, "application/json", `["TAP 07:40 — €89","Ryanair 11:15 — €54","easyJet 19:05 — €61"]`))
+	mux.HandleFunc("GET /filters.js", slowly(chunkDelay, "text/javascript", filtersChunk))
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	return httptest.NewServer(mux), nil
+}
+
+// slowly answers body, of type ctype, d after the request, as a distant
+// server would; a request given up meanwhile gets nothing.
+func slowly(d time.Duration, ctype, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", ctype)
+		fmt.Fprint(w, body)
+	}
 }
