@@ -166,14 +166,16 @@ func (d *desktopApp) clickAt(t *testing.T, p image.Point) {
 }
 
 // startWindowApp starts the desktop app (startDesktopApp) and, if the test
-// fails, keeps the window's last picture beside the screenshots: what the
-// window showed tells a flake from a bug.
+// fails, keeps the window's last picture beside the screenshots and says
+// in the log what it showed: what the window showed tells a flake from a
+// bug.
 func startWindowApp(t *testing.T, srv *modeltest.Server) *desktopApp {
 	t.Helper()
 	d := startDesktopApp(t, srv)
 	t.Cleanup(func() {
 		if img := d.capture(); t.Failed() && img != nil {
 			save(t, screenshotDir(t), "failed-"+t.Name(), img)
+			t.Logf("the window showed at the end: %s", describe(img))
 		}
 	})
 	return d

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -26,7 +27,12 @@ const personAuthWait = 30 * time.Minute
 // DevTools protocol has no per-tab mute), so the desktop's browser plays
 // sound, and a run mutes the tabs it leases (browser.Tab.SetMuted), so
 // the room stays one voice at a time.
+//
+// What the browser could not do (a frame it could not guard, a request it
+// could not let go) goes to the app's log as a warning: without it, a page
+// that never appears leaves no trace of why.
 func (a *App) personBrowser(o browser.Options) browser.Options {
+	o.Logf = func(format string, args ...any) { a.log.Warn(fmt.Sprintf(format, args...), "from", "browser") }
 	o.Dialogs = browser.HoldDialogs
 	o.Auth = func(browser.AuthChallenge) browser.AuthPlan {
 		return browser.AuthPlan{Answer: browser.AuthAnswer{Cancel: true}, Wait: personAuthWait}

@@ -104,7 +104,7 @@ func (t *Tab) Guard(ctx context.Context, check func(ctx context.Context, r Reque
 				if gt != t && gt.dead.Err() != nil {
 					continue // a window that closed
 				}
-				if err := gt.dropGuard(dctx, g); err != nil && t.b.opts.Logf != nil {
+				if err := gt.dropGuard(dctx, g); err != nil && gt.dead.Err() == nil {
 					t.b.opts.Logf("guard %s: disable: %v", gt.id, err)
 				}
 			}

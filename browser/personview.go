@@ -265,7 +265,7 @@ func (t *Tab) endPerson(gen int) {
 	defer cancel()
 	tg := t.target()
 	// Best effort each: a tab closing, or a document gone, needs no undo.
-	if _, err := cdp.Call(ctx, tg, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: script}); err != nil {
+	if _, err := cdp.Call(ctx, tg, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: script}); err != nil && t.dead.Err() == nil {
 		t.b.opts.Logf("tab %s: stop serving the person: %v", t.id, err)
 	}
 	for s, script := range frames {
@@ -274,7 +274,7 @@ func (t *Tab) endPerson(gen int) {
 	for w := range contexts {
 		_, _ = cdp.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: `globalThis.__vroomPerson?.off()`, ContextID: w.ctx, Silent: new(true)})
 	}
-	if err := t.showScrollbars(ctx, false, top); err != nil {
+	if err := t.showScrollbars(ctx, false, top); err != nil && t.dead.Err() == nil {
 		t.b.opts.Logf("tab %s: hide the scrollbars again: %v", t.id, err)
 	}
 }
