@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
 )
 
 // quietMs is how long the DOM must stay still, after a frame, for the page
@@ -48,9 +50,15 @@ type settled struct {
 }
 
 // navEvents are the page events an action's settle follows, subscribed
-// before the input.
+// before the input. The channels serve waits that block; whether the top
+// frame navigated or its page asked to is heard (navHeard) in the
+// target's own event loop, so once a call into the page has answered,
+// what the page did before that answer is known. A channel is filled by
+// a goroutine of its own, which may not have run yet: a check that does
+// not wait could miss an event that had come.
 type navEvents struct {
-	nav, load, asked, stopped <-chan jsonv2.Value
+	heard              *navHeard
+	nav, load, stopped <-chan jsonv2.Value
 	// look hears a new document's first look (firstlook.go).
 	look <-chan jsonv2.Value
 	// loads follows what the page's script begins to load (loads.go),
@@ -61,13 +69,17 @@ type navEvents struct {
 
 func (t *Tab) subscribeNav() *navEvents {
 	tg := t.target()
-	ev := &navEvents{}
+	ev := &navEvents{heard: &navHeard{top: t.id}}
 	var stops [5]func()
+	ctx, stop := context.WithCancel(t.ctx)
+	stops[4] = stop
+	if err := chromedp.Listen(ctx, ev.heard.heard); err != nil {
+		t.b.opts.Logf("tab %s: follow the page's navigations: %v", t.id, err)
+	}
 	ev.nav, stops[0] = tg.Subscribe("Page.frameNavigated")
 	ev.load, stops[1] = tg.Subscribe("Page.loadEventFired")
-	ev.asked, stops[2] = tg.Subscribe("Page.frameRequestedNavigation")
-	ev.stopped, stops[3] = tg.Subscribe("Page.frameStoppedLoading")
-	ev.look, stops[4] = tg.Subscribe("Runtime.bindingCalled")
+	ev.stopped, stops[2] = tg.Subscribe("Page.frameStoppedLoading")
+	ev.look, stops[3] = tg.Subscribe("Runtime.bindingCalled")
 	ev.stop = func() {
 		for _, f := range stops {
 			f()
@@ -87,44 +99,34 @@ func topNavigated(v jsonv2.Value) bool {
 	return jsonv2.Unmarshal(v, &e) == nil && e.Frame != nil && e.Frame.ParentID == ""
 }
 
-// navigatedTop drains the navigations seen since the input and reports
-// whether the top frame's was among them. A subscription closes when its
-// target goes (the browser died): that ends the draining too.
-func (ev *navEvents) navigatedTop() bool {
-	top := false
-	for {
-		select {
-		case v, ok := <-ev.nav:
-			if !ok {
-				return top
-			}
-			top = top || topNavigated(v)
-		default:
-			return top
+// navHeard notes whether, since the input, the top frame navigated and
+// whether its page asked to navigate it in this tab (not in a new window,
+// not as a download). It runs in the target's event loop, so it only
+// notes.
+type navHeard struct {
+	top              string
+	navigated, asked atomic.Bool
+}
+
+func (h *navHeard) heard(ev any) {
+	switch e := ev.(type) {
+	case *page.EventFrameNavigated:
+		if e.Frame != nil && e.Frame.ParentID == "" {
+			h.navigated.Store(true)
+		}
+	case *page.EventFrameRequestedNavigation:
+		if string(e.FrameID) == h.top && e.Disposition == page.ClientNavigationDispositionCurrentTab {
+			h.asked.Store(true)
 		}
 	}
 }
 
+// navigatedTop reports whether the top frame navigated since the input.
+func (ev *navEvents) navigatedTop() bool { return ev.heard.navigated.Load() }
+
 // askedTop reports whether the page asked, since the input, to navigate
-// its top frame in this tab (not a new window, not a download).
-func (ev *navEvents) askedTop(top string) bool {
-	asked := false
-	for {
-		select {
-		case v, ok := <-ev.asked:
-			if !ok {
-				return asked
-			}
-			var e page.EventFrameRequestedNavigation
-			if jsonv2.Unmarshal(v, &e) == nil && string(e.FrameID) == top &&
-				e.Disposition == page.ClientNavigationDispositionCurrentTab {
-				asked = true
-			}
-		default:
-			return asked
-		}
-	}
-}
+// its top frame in this tab.
+func (ev *navEvents) askedTop() bool { return ev.heard.asked.Load() }
 
 // navFate is what became of a navigation the page asked for.
 type navFate int
@@ -219,7 +221,7 @@ func (t *Tab) settle(ctx context.Context, s *step, ev *navEvents) (settled, erro
 	if ev.navigatedTop() {
 		st.navigated = true
 	}
-	if !st.navigated && (asked || s.leaving || ev.askedTop(t.id)) {
+	if !st.navigated && (asked || s.leaving || ev.askedTop()) {
 		fate, err := t.awaitRequested(ctx, ev)
 		st.navPending = fate == navPending
 		if err != nil || fate != navCommitted {
@@ -245,11 +247,11 @@ func (t *Tab) settle(ctx context.Context, s *step, ev *navEvents) (settled, erro
 // reads the card — Chromium stops the page's frames, and an in-page wait
 // would go unanswered and read as a hung page. asked reports that.
 func (t *Tab) settlePage(ctx, wait context.Context, s *step, st *settled, ev *navEvents) (asked bool, err error) {
-	if ev.askedTop(t.id) {
+	if ev.askedTop() {
 		return true, nil
 	}
 	if err := t.settleInPage(ctx, wait, s, st); err != nil {
-		if !st.hung || !ev.askedTop(t.id) {
+		if !st.hung || !ev.askedTop() {
 			return false, err
 		}
 		// The page asked to navigate after the wait began (a script's
