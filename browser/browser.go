@@ -535,6 +535,11 @@ func (b *Browser) open(ctx context.Context, url string, r openRoute) (*Tab, erro
 	if err != nil {
 		return t, fmt.Errorf("open %s: %w", url, err)
 	}
+	if url != "about:blank" && !r.urlInCreate {
+		if err := t.forgetBlank(ctx); err != nil {
+			return t, fmt.Errorf("open %s: %w", url, err)
+		}
+	}
 	return t, nil
 }
 

@@ -37,6 +37,9 @@ var (
 	ErrNoFocus = errors.New("no element has focus")
 	// ErrBadArgument means an action's arguments are malformed.
 	ErrBadArgument = errors.New("bad argument")
+	// ErrNoHistory means the tab has no history entry to go back or
+	// forward to; it comes wrapped with ErrBadArgument.
+	ErrNoHistory = errors.New("no history entry")
 	// ErrUnresponsive means the page stopped answering (a busy loop or a
 	// hung renderer) after the input was sent.
 	ErrUnresponsive = errors.New("page not responding")

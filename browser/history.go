@@ -76,3 +76,27 @@ func (t *Tab) StopLoading(ctx context.Context) error {
 	}
 	return nil
 }
+
+// forgetBlank drops the blank page a tab opened at a URL was made with
+// from its history: that page was the browser's doing, not the person's,
+// and Back from the first page would go to it (Chrome's tab opened at a
+// URL has no way back). Only blank entries before the current one go: a
+// page that sent itself on while it loaded keeps its own.
+func (t *Tab) forgetBlank(ctx context.Context) error {
+	h, err := cdp.Call(ctx, t.target(), page.GetNavigationHistory, cdp.Empty{})
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if h.CurrentIndex < 1 || int(h.CurrentIndex) >= len(h.Entries) {
+		return nil
+	}
+	for _, e := range h.Entries[:h.CurrentIndex] {
+		if e.URL != "about:blank" {
+			return nil
+		}
+	}
+	if _, err := cdp.Call(ctx, t.target(), page.ResetNavigationHistory, cdp.Empty{}); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	return nil
+}

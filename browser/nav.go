@@ -42,7 +42,7 @@ func (t *Tab) history(ctx context.Context, kind ActionKind) error {
 		i = h.CurrentIndex + 1
 	}
 	if i < 0 || int(i) >= len(h.Entries) {
-		return fmt.Errorf("%w: no history entry to go %s to", ErrBadArgument, kind)
+		return fmt.Errorf("%w: %w to go %s to", ErrBadArgument, ErrNoHistory, kind)
 	}
 	_, err = cdp.Call(ctx, t.target(), page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID})
 	return err

@@ -59,11 +59,14 @@ func TestHistoryButtons(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tab := openPage(t, ctx, `<p>first`)
-	if h, err := tab.History(ctx); err != nil || h.CanForward {
-		t.Fatalf("a fresh tab's history = %+v, %v; want no way forward", h, err)
+	if h, err := tab.History(ctx); err != nil || h.CanForward || h.CanBack {
+		t.Fatalf("a fresh tab's history = %+v, %v; want no way forward or back", h, err)
 	}
-	if err := tab.GoForward(ctx); !errors.Is(err, ErrBadArgument) {
-		t.Fatalf("forward with no history: %v, want ErrBadArgument", err)
+	if err := tab.GoForward(ctx); !errors.Is(err, ErrBadArgument) || !errors.Is(err, ErrNoHistory) {
+		t.Fatalf("forward with no history: %v, want ErrBadArgument and ErrNoHistory", err)
+	}
+	if err := tab.GoBack(ctx); !errors.Is(err, ErrNoHistory) {
+		t.Fatalf("back from the page a tab opened at: %v, want ErrNoHistory", err)
 	}
 	if err := tab.Load(ctx, site.URL+"/counter.html"); err != nil {
 		t.Fatal(err)
