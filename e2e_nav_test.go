@@ -314,6 +314,40 @@ func TestWindowNavTabs(t *testing.T) {
 // reload) sits in the window: right of the brand, 32 pixels apart.
 func toolbarButton(n int) image.Point { return image.Pt(toolbarLeft+16+32*n, 22) }
 
+// buttonDrawn is how strongly the toolbar's nth button's glyph stands out
+// of the header: the largest difference, over its 24-pixel square, from
+// the colour at its corner. A disabled button is drawn at a third of its
+// opacity.
+func buttonDrawn(img image.Image, n int) int {
+	c := toolbarButton(n)
+	at := func(x, y int) (int, int, int) {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return int(r >> 8), int(g >> 8), int(b >> 8)
+	}
+	br, bg, bb := at(c.X-12, c.Y-12)
+	most := 0
+	for y := c.Y - 12; y < c.Y+12; y++ {
+		for x := c.X - 12; x < c.X+12; x++ {
+			r, g, b := at(x, y)
+			most = max(most, abs(r-br)+abs(g-bg)+abs(b-bb))
+		}
+	}
+	return most
+}
+
+func abs(v int) int { return max(v, -v) }
+
+// clickButton clicks the toolbar's nth button once it is drawn enabled,
+// as strongly as the reload button, which is whenever a tab is shown: a
+// person clicks a button they see enabled.
+func (d *desktopApp) clickButton(t *testing.T, n int) {
+	t.Helper()
+	d.await(t, fmt.Sprintf("toolbar button %d enabled", n), func(img image.Image) bool {
+		return buttonDrawn(img, n)*10 >= buttonDrawn(img, 2)*7
+	})
+	d.clickAt(t, toolbarButton(n))
+}
+
 // toolbarLeft is where the toolbar starts: the header's padding, the
 // brand and the gap after it.
 const toolbarLeft = 78
@@ -332,11 +366,11 @@ func TestWindowNavPage(t *testing.T) {
 	d.xdo(t, "key", "alt+Left")
 	site.waitShows(t, "Alt+Left going back", "start", 2)
 	d.await(t, "the start page shown again", func(img image.Image) bool { return region(img, navMagenta).Dx() > 100 })
-	d.clickAt(t, toolbarButton(1))
+	d.clickButton(t, 1)
 	site.waitShows(t, "the forward button", "second", 2)
-	d.clickAt(t, toolbarButton(2))
+	d.clickButton(t, 2)
 	site.waitShows(t, "the reload button", "second", 3)
-	d.clickAt(t, toolbarButton(0))
+	d.clickButton(t, 0)
 	site.waitShows(t, "the back button", "start", 3)
 	d.xdo(t, "key", "alt+Right")
 	site.waitShows(t, "Alt+Right going forward", "second", 4)

@@ -56,14 +56,26 @@ func (a *App) NavState(tabID string) (NavState, error) {
 	return NavState{CanBack: h.CanBack, CanForward: h.CanForward, Zoom: a.siteZoom(siteOf(t.Info().URL))}, nil
 }
 
-// GoBack goes one page back in the tab (the back button, Alt+Left).
+// GoBack goes one page back in the tab (the back button, Alt+Left). A
+// tab with no page before it stays as it is, as in Chrome: the key is
+// sent without knowing, since what the window last read of the history
+// may be older than the tab.
 func (a *App) GoBack(tabID string) error {
-	return a.onTab(tabID, "back", func(ctx context.Context, t *browser.Tab) error { return t.GoBack(ctx) })
+	return a.onTab(tabID, "back", func(ctx context.Context, t *browser.Tab) error { return noHistory(t.GoBack(ctx)) })
 }
 
-// GoForward goes one page forward in the tab (Alt+Right).
+// GoForward goes one page forward in the tab (the forward button,
+// Alt+Right); with no page after it, the tab stays as it is.
 func (a *App) GoForward(tabID string) error {
-	return a.onTab(tabID, "forward", func(ctx context.Context, t *browser.Tab) error { return t.GoForward(ctx) })
+	return a.onTab(tabID, "forward", func(ctx context.Context, t *browser.Tab) error { return noHistory(t.GoForward(ctx)) })
+}
+
+// noHistory is err, but nil when it only says there was no page to go to.
+func noHistory(err error) error {
+	if errors.Is(err, browser.ErrNoHistory) {
+		return nil
+	}
+	return err
 }
 
 // Reload reloads the tab (F5, Ctrl+R); bypassCache reloads from the

@@ -160,3 +160,47 @@ func TestNextZoom(t *testing.T) {
 		t.Error("siteOf")
 	}
 }
+
+// Back and forward are sent as keys are, without the window knowing the
+// tab's history: they go where there is a page to go to, and a tab with
+// none before or after it stays where it is without an error, as in
+// Chrome. An unknown tab is an error.
+func TestGoBackForwardAsKeys(t *testing.T) {
+	d := newDesk(t)
+	site, _ := sizeSite(t)
+	info, err := d.NewTab(site.URL + "/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeLater(t, info.ID)
+	tab, err := d.findTab(info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(what, path string) {
+		t.Helper()
+		testkit.WaitFor(t, 10*time.Second, what+" at "+path, func() bool { return tab.Info().URL == site.URL+path })
+	}
+	at("the new tab", "/a")
+	if err := d.GoBack(info.ID); err != nil {
+		t.Errorf("back with no page before: %v, want nothing done", err)
+	}
+	if _, err := tab.Navigate(t.Context(), site.URL+"/b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.GoForward(info.ID); err != nil {
+		t.Errorf("forward with no page after: %v, want nothing done", err)
+	}
+	at("still", "/b")
+	if err := d.GoBack(info.ID); err != nil {
+		t.Fatal(err)
+	}
+	at("back", "/a")
+	if err := d.GoForward(info.ID); err != nil {
+		t.Fatal(err)
+	}
+	at("forward", "/b")
+	if err := d.GoBack("no-such-tab"); err == nil {
+		t.Error("back in an unknown tab: no error")
+	}
+}

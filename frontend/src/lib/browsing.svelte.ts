@@ -28,16 +28,22 @@ class Browsing {
     return desk.active
   }
 
-  /** refresh reads the shown tab's history and zoom. */
+  /** reads counts the reads of the history begun, so only the latest one's answer is kept. */
+  private reads = 0
+
+  /** refresh reads the shown tab's history and zoom. Answers can come
+   * out of order (each call is served on its own); an older one, read
+   * before the tab moved, must not undo a newer one. */
   async refresh(): Promise<void> {
     const id = this.tab
+    const read = ++this.reads
     if (!id) {
       this.nav = { canBack: false, canForward: false, zoom: 1 }
       return
     }
     try {
       const n = await api.navState(id)
-      if (id === this.tab) this.nav = n
+      if (read === this.reads) this.nav = n
     } catch {
       // A tab closing or an agent taking it: the next tab event refreshes.
     }
@@ -87,8 +93,11 @@ class Browsing {
       case 'stop-loading': return api.stopLoading(id)
       case 'reload': return api.reload(id, false)
       case 'hard-reload': return api.reload(id, true)
-      case 'back': return this.nav.canBack ? api.goBack(id) : undefined
-      case 'forward': return this.nav.canForward ? api.goForward(id) : undefined
+      // Asked of the tab itself, not of the state last read: a key
+      // pressed just after the tab moved finds it out of date. A tab with
+      // nowhere to go does nothing, as in Chrome.
+      case 'back': return api.goBack(id)
+      case 'forward': return api.goForward(id)
       case 'find':
         this.findOpen = true
         this.findSeq++
