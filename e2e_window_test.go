@@ -181,16 +181,33 @@ func startWindowApp(t *testing.T, srv *modeltest.Server) *desktopApp {
 	return d
 }
 
-// typeIn clicks the window at p and types text there. The pause between
-// is xdotool's: a key pressed in the instant the click moves the focus is
-// lost by WebKit (the first letter of a task went missing).
+// typeIn clicks the address box at p and types text there, then reads
+// the box back (select all, copy, the X clipboard) as a person glances at
+// what they typed, and types it again if a key was lost: WebKit can drop
+// a key pressed in the instant a click moves the focus, and under load
+// that instant outlasts any pause. The pause stays: it makes a retyping
+// rare.
 func (d *desktopApp) typeIn(t *testing.T, p image.Point, text string) {
 	t.Helper()
-	d.clickAt(t, p)
-	// Separate commands: chained after a --window command, xdotool sends
-	// the keys to that window as synthetic events, which WebKit ignores.
-	d.xdo(t, "sleep", "0.3")
-	d.xdo(t, "type", "--delay", "10", text)
+	for try := 1; ; try++ {
+		d.clickAt(t, p)
+		// Separate commands: chained after a --window command, xdotool
+		// sends the keys to that window as synthetic events, which WebKit
+		// ignores.
+		d.xdo(t, "sleep", "0.3")
+		d.xdo(t, "key", "ctrl+a")
+		d.xdo(t, "type", "--delay", "10", text)
+		d.xdo(t, "key", "ctrl+a", "ctrl+c", "End")
+		got := ""
+		held := testkit.Within(5*time.Second, func() bool { got = xClipboard(); return got == text })
+		if held {
+			return
+		}
+		if try == 3 {
+			t.Fatalf("the address box holds %q after three tries, not %q", got, text)
+		}
+		t.Logf("the address box held %q, not %q: typing it again", got, text)
+	}
 }
 
 // save writes img to dir/name.png.

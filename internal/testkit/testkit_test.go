@@ -68,6 +68,18 @@ func TestWaitForTimesOut(t *testing.T) {
 	}
 }
 
+// Within says whether the condition held in time, without failing.
+func TestWithin(t *testing.T) {
+	t.Parallel()
+	at := time.Now().Add(30 * time.Millisecond)
+	if !testkit.Within(5*time.Second, func() bool { return time.Now().After(at) }) {
+		t.Error("a condition that came to hold was reported as not holding")
+	}
+	if testkit.Within(50*time.Millisecond, func() bool { return false }) {
+		t.Error("a condition that never held was reported as holding")
+	}
+}
+
 // A slow condition is looked at less often: the gap is at least the look.
 func TestWaitForSlowCondition(t *testing.T) {
 	t.Parallel()

@@ -18,15 +18,22 @@ const minPoll = 10 * time.Millisecond
 // list) takes at most about half of a core however long the wait.
 func WaitFor(tb testing.TB, d time.Duration, what string, cond func() bool) {
 	tb.Helper()
+	if !Within(d, cond) {
+		tb.Fatalf("timed out after %v waiting for %s", d, what)
+	}
+}
+
+// Within looks at cond as WaitFor does and reports whether it held before
+// d passed, for a test that does something else when it did not.
+func Within(d time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(d)
 	for {
 		start := time.Now()
 		if cond() {
-			return
+			return true
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %v waiting for %s", d, what)
-			return
+			return false
 		}
 		<-time.After(max(minPoll, time.Since(start)))
 	}
