@@ -110,20 +110,34 @@ func (t *Tab) waitLoop(ctx context.Context, w WaitFor, deadline time.Time) (wait
 		}
 		// Subscribed before the call, so a navigation that ends it is
 		// not missed.
-		nav, stop := t.target().Subscribe("Page.frameNavigated")
-		ans, err := t.waitOnce(ctx, cond, left)
-		stop()
-		if err == nil || ctx.Err() != nil || context.Cause(t.dead) != nil || !goneDocument(err) {
+		ans, done, err := t.waitDocument(ctx, cond, left)
+		if done {
 			return ans, err
 		}
-		// The document went away: wait for the next one to commit.
-		select {
-		case <-nav:
-		case <-time.After(left):
-			return waitAnswer{}, nil
-		case <-ctx.Done():
-			return waitAnswer{}, context.Cause(ctx)
-		}
+	}
+}
+
+// waitDocument runs the in-page wait in the current document; when that
+// document went away under it, it waits for the next one to commit and
+// reports not done. The subscription lasts until then: stopped at the
+// call's answer, it would drop the navigation it was made to hear, and
+// the loop would spin on a document not there yet.
+func (t *Tab) waitDocument(ctx context.Context, cond map[string]any, left time.Duration) (ans waitAnswer, done bool, err error) {
+	nav, stop := t.target().Subscribe("Page.frameNavigated")
+	defer stop()
+	ans, err = t.waitOnce(ctx, cond, left)
+	if err == nil || ctx.Err() != nil || context.Cause(t.dead) != nil || !goneDocument(err) {
+		return ans, true, err
+	}
+	timer := time.NewTimer(left)
+	defer timer.Stop()
+	select {
+	case <-nav:
+		return waitAnswer{}, false, nil
+	case <-timer.C:
+		return waitAnswer{}, true, nil
+	case <-ctx.Done():
+		return waitAnswer{}, true, context.Cause(ctx)
 	}
 }
 
