@@ -397,7 +397,10 @@ func TestWindowNavPage(t *testing.T) {
 	img = d.await(t, "the page shown", func(img image.Image) bool { return region(img, navGreen).Dx() > 100 })
 	d.clickAt(t, centre(region(img, navGreen)).Add(image.Pt(0, 190)))
 	d.xdo(t, "key", "ctrl+f")
-	d.xdo(t, "sleep", "0.3")
+	// Typed once the bar shows, as a person would: it takes the focus as
+	// it is drawn.
+	w := img.Bounds().Dx()
+	d.awaitRedrawn(t, "the find bar", img, image.Rect(w-200, 56, w-20, 84))
 	d.xdo(t, "type", "--delay", "20", "apple")
 	testkit.WaitFor(t, 30*time.Second, "three matches highlighted", func() bool { r, ok := site.last("second", "found"); return ok && r.What == "found3" })
 	d.xdo(t, "key", "Return", "Escape")

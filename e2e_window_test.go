@@ -159,6 +159,23 @@ func (d *desktopApp) await(t *testing.T, what string, ok func(image.Image) bool)
 	return img
 }
 
+// awaitRedrawn waits until the window's picture inside r differs from
+// before's in at least a tenth of its pixels, and returns that picture.
+func (d *desktopApp) awaitRedrawn(t *testing.T, what string, before image.Image, r image.Rectangle) image.Image {
+	t.Helper()
+	return d.await(t, what, func(img image.Image) bool {
+		changed := 0
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				if img.At(x, y) != before.At(x, y) {
+					changed++
+				}
+			}
+		}
+		return changed*10 >= r.Dx()*r.Dy()
+	})
+}
+
 // clickAt clicks the window at p.
 func (d *desktopApp) clickAt(t *testing.T, p image.Point) {
 	t.Helper()
