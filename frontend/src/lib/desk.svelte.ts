@@ -65,7 +65,10 @@ class Desk {
   async start() {
     if (this.started) return
     this.started = true
-    api.on('tabs:changed', (v) => this.setTabs(v.tabs ?? [], v.active))
+    api.on('tabs:changed', (v) => {
+      this.tabsHeard++
+      this.setTabs(v.tabs ?? [], v.active)
+    })
     api.on('browser:state', (s) => {
       this.browserReady = s.ready
       this.browserError = s.error ?? ''
@@ -117,9 +120,16 @@ class Desk {
     })
   }
 
+  /** tabsHeard counts the tab lists Go sent as events. */
+  private tabsHeard = 0
+
+  /** refreshTabs reads the tab list. An event can overtake the answer,
+   * which was read before the event was sent: the answer is then older
+   * than what is shown, and dropped. */
   async refreshTabs() {
+    const heard = this.tabsHeard
     const v = await api.tabs()
-    this.setTabs(v.tabs ?? [], v.active)
+    if (heard === this.tabsHeard) this.setTabs(v.tabs ?? [], v.active)
   }
 
   async loadHistory() {
