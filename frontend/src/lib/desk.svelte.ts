@@ -70,6 +70,7 @@ class Desk {
       this.setTabs(v.tabs ?? [], v.active)
     })
     api.on('browser:state', (s) => {
+      this.browserHeard++
       this.browserReady = s.ready
       this.browserError = s.error ?? ''
       if (s.ready) void this.refreshTabs()
@@ -109,9 +110,13 @@ class Desk {
       this.notice = text
     })
     await attempt((m) => (this.error = m), async () => {
+      const heard = this.browserHeard
       const b = await api.browserState()
-      this.browserReady = b.ready
-      this.browserError = b.error ?? ''
+      if (heard === this.browserHeard) {
+        // Else the browser's event overtook this older answer.
+        this.browserReady = b.ready
+        this.browserError = b.error ?? ''
+      }
       await this.refreshTabs()
       const r = await api.run()
       if (r) this.setRun(r)
@@ -120,8 +125,9 @@ class Desk {
     })
   }
 
-  /** tabsHeard counts the tab lists Go sent as events. */
+  /** tabsHeard and browserHeard count the tab lists and browser states Go sent as events. */
   private tabsHeard = 0
+  private browserHeard = 0
 
   /** refreshTabs reads the tab list. An event can overtake the answer,
    * which was read before the event was sent: the answer is then older
