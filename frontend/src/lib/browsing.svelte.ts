@@ -4,6 +4,7 @@
 import { api, type NavState } from './api'
 import { desk } from './desk.svelte'
 import { errorText } from './errors'
+import { Newest } from './newest'
 import { neighbour, type Command } from './shortcuts'
 
 /** omniboxInput is the address box, which Ctrl+L and Ctrl+T focus. */
@@ -28,22 +29,19 @@ class Browsing {
     return desk.active
   }
 
-  /** reads counts the reads of the history begun, so only the latest one's answer is kept. */
-  private reads = 0
+  /** reads keeps the newest read's answer: an older one, read before the tab moved, must not undo it. */
+  private readonly reads = new Newest()
 
-  /** refresh reads the shown tab's history and zoom. Answers can come
-   * out of order (each call is served on its own); an older one, read
-   * before the tab moved, must not undo a newer one. */
+  /** refresh reads the shown tab's history and zoom. */
   async refresh(): Promise<void> {
     const id = this.tab
-    const read = ++this.reads
     if (!id) {
+      this.reads.heard()
       this.nav = { canBack: false, canForward: false, zoom: 1 }
       return
     }
     try {
-      const n = await api.navState(id)
-      if (read === this.reads) this.nav = n
+      await this.reads.read(() => api.navState(id), (n) => (this.nav = n))
     } catch {
       // A tab closing or an agent taking it: the next tab event refreshes.
     }

@@ -5,6 +5,7 @@
 // component does not type-check.
 import { api, type TabInfo, type RunView, type ProcInfo, type Entry, type Card, type FloorState, type StepInfo, type Usage, type RunSummary, type ModelWait } from './api'
 import { withWait } from './format'
+import { Newest } from './newest'
 import { attempt } from './errors'
 import { Mic } from './mic.svelte'
 import { browserClock } from './playback'
@@ -66,11 +67,11 @@ class Desk {
     if (this.started) return
     this.started = true
     api.on('tabs:changed', (v) => {
-      this.tabsHeard++
+      this.tabsOrder.heard()
       this.setTabs(v.tabs ?? [], v.active)
     })
     api.on('browser:state', (s) => {
-      this.browserHeard++
+      this.browserOrder.heard()
       this.browserReady = s.ready
       this.browserError = s.error ?? ''
       if (s.ready) void this.refreshTabs()
@@ -110,13 +111,10 @@ class Desk {
       this.notice = text
     })
     await attempt((m) => (this.error = m), async () => {
-      const heard = this.browserHeard
-      const b = await api.browserState()
-      if (heard === this.browserHeard) {
-        // Else the browser's event overtook this older answer.
+      await this.browserOrder.read(api.browserState, (b) => {
         this.browserReady = b.ready
         this.browserError = b.error ?? ''
-      }
+      })
       await this.refreshTabs()
       const r = await api.run()
       if (r) this.setRun(r)
@@ -125,17 +123,13 @@ class Desk {
     })
   }
 
-  /** tabsHeard and browserHeard count the tab lists and browser states Go sent as events. */
-  private tabsHeard = 0
-  private browserHeard = 0
+  /** tabsOrder and browserOrder keep the newest tab list and browser state, read or sent. */
+  private readonly tabsOrder = new Newest()
+  private readonly browserOrder = new Newest()
 
-  /** refreshTabs reads the tab list. An event can overtake the answer,
-   * which was read before the event was sent: the answer is then older
-   * than what is shown, and dropped. */
+  /** refreshTabs reads the tab list, unless an event brings a newer one first. */
   async refreshTabs() {
-    const heard = this.tabsHeard
-    const v = await api.tabs()
-    if (heard === this.tabsHeard) this.setTabs(v.tabs ?? [], v.active)
+    await this.tabsOrder.read(api.tabs, (v) => this.setTabs(v.tabs ?? [], v.active))
   }
 
   async loadHistory() {

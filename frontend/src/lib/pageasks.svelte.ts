@@ -4,6 +4,7 @@
 // the tray lists the downloads.
 import { api, type Download, type PageAsk } from './api'
 import { attempt } from './errors'
+import { Newest } from './newest'
 
 class PageAsks {
   asks: PageAsk[] = $state([])
@@ -15,12 +16,21 @@ class PageAsks {
   start() {
     if (this.started) return
     this.started = true
-    api.on('page:asks', (v) => (this.asks = v.asks ?? []))
-    api.on('downloads:changed', (v) => (this.downloads = v.downloads ?? []))
-    // A reload mid-ask shows what still waits.
+    const asks = new Newest()
+    const downloads = new Newest()
+    api.on('page:asks', (v) => {
+      asks.heard()
+      this.asks = v.asks ?? []
+    })
+    api.on('downloads:changed', (v) => {
+      downloads.heard()
+      this.downloads = v.downloads ?? []
+    })
+    // A reload mid-ask shows what still waits; an ask that comes while
+    // this is read is not undone by the older answer.
     void attempt((m) => (this.error = m), async () => {
-      this.asks = (await api.pageAsks()).asks ?? []
-      this.downloads = (await api.downloads()).downloads ?? []
+      await asks.read(api.pageAsks, (v) => (this.asks = v.asks ?? []))
+      await downloads.read(api.downloads, (v) => (this.downloads = v.downloads ?? []))
     })
   }
 
