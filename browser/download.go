@@ -403,6 +403,28 @@ func (b *Browser) WaitDownload(ctx context.Context, id string) (Download, error)
 	return d, nil
 }
 
+// awaitDownloadNote waits, up to windowWait, for a download the tab's
+// pages began since mark.
+func (t *Tab) awaitDownloadNote(ctx context.Context, mark int) {
+	deadline := time.NewTimer(windowWait)
+	defer deadline.Stop()
+	for {
+		wake := t.notes.changes()
+		for _, p := range t.notes.since(mark) {
+			if p.download != "" {
+				return
+			}
+		}
+		select {
+		case <-wake:
+		case <-deadline.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 // noteDownloads puts the downloads an action started in its result, as
 // they are now: done already, for a small file.
 func (t *Tab) noteDownload(r *Result, id string) {

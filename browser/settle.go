@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -59,6 +60,8 @@ type settled struct {
 type navEvents struct {
 	heard              *navHeard
 	nav, load, stopped <-chan jsonv2.Value
+	// mark is the tab's notes before the input (notes.go).
+	mark int
 	// look hears a new document's first look (firstlook.go).
 	look <-chan jsonv2.Value
 	// loads follows what the page's script begins to load (loads.go),
@@ -69,7 +72,7 @@ type navEvents struct {
 
 func (t *Tab) subscribeNav() *navEvents {
 	tg := t.target()
-	ev := &navEvents{heard: &navHeard{top: t.id}}
+	ev := &navEvents{heard: &navHeard{top: t.id}, mark: t.notes.mark()}
 	var stops [5]func()
 	ctx, stop := context.WithCancel(t.ctx)
 	stops[4] = stop
@@ -106,6 +109,9 @@ func topNavigated(v jsonv2.Value) bool {
 type navHeard struct {
 	top              string
 	navigated, asked atomic.Bool
+	// response is the status of the top frame's latest document
+	// response, 0 before one.
+	response atomic.Int64
 }
 
 func (h *navHeard) heard(ev any) {
@@ -118,7 +124,20 @@ func (h *navHeard) heard(ev any) {
 		if string(e.FrameID) == h.top && e.Disposition == page.ClientNavigationDispositionCurrentTab {
 			h.asked.Store(true)
 		}
+	case *network.EventResponseReceived:
+		if e.Type == network.ResourceTypeDocument && string(e.FrameID) == h.top && e.Response != nil {
+			h.response.Store(e.Response.Status)
+		}
 	}
+}
+
+// endsInDownload reports whether a navigation that ended without a new
+// document did so because its response is being downloaded: it was
+// answered with content (not 204 or 205, which leave the page as it is),
+// and the page did not take it.
+func (h *navHeard) endsInDownload() bool {
+	st := h.response.Load()
+	return st >= 200 && st < 300 && st != 204 && st != 205
 }
 
 // navigatedTop reports whether the top frame navigated since the input.
@@ -171,6 +190,11 @@ func (t *Tab) awaitRequested(ctx context.Context, ev *navEvents) (navFate, error
 			// frameNavigated precedes a commit's stop, on its own channel.
 			if ev.navigatedTop() {
 				return navCommitted, nil
+			}
+			if ev.heard.endsInDownload() {
+				// The frame stops loading a moment before the browser
+				// tells of the download: the answer waits for it.
+				t.awaitDownloadNote(ctx, ev.mark)
 			}
 			return navEnded, nil
 		case <-timer.C:
