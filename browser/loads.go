@@ -1,11 +1,9 @@
 package browser
 
 import (
-	"context"
 	"sync"
 
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/chromedp"
 )
 
 // What a page's script loads without fetch or XHR — a module it import()s
@@ -23,9 +21,10 @@ import (
 // not as having had no effect.
 
 // scriptLoads follows, from before an action's input, the loads the
-// page's script starts. It hears them in the target's own event loop,
-// in order with the answers to calls: once the settle's call has
-// answered, every load begun before that answer is here.
+// page's script starts. It hears them through the action's navHeard, in
+// the target's own event loop, in order with the answers to calls: once
+// the settle's call has answered, every load begun before that answer is
+// here.
 type scriptLoads struct {
 	mu sync.Mutex
 	// open are the loads begun and not ended, by request; seen says
@@ -35,22 +34,13 @@ type scriptLoads struct {
 	open   map[network.RequestID]string
 	seen   bool
 	images map[network.RequestID]bool
-	stop   context.CancelFunc
 }
 
-// followLoads has ev follow the tab's Network events until it stops. A
-// tab whose events cannot be listened to still settles; only the code its
-// page loads is not waited for.
+// followLoads has ev follow the loads the page's script begins, from now
+// until ev stops.
 func (t *Tab) followLoads(ev *navEvents) {
 	l := &scriptLoads{open: map[network.RequestID]string{}, images: map[network.RequestID]bool{}}
-	ctx, stop := context.WithCancel(t.ctx)
-	l.stop = stop
-	if err := chromedp.Listen(ctx, l.heard); err != nil {
-		stop()
-		t.b.opts.Logf("tab %s: follow the page's loads: %v", t.id, err)
-		return
-	}
-	ev.loads = l
+	ev.heard.loads.Store(l)
 }
 
 // heard takes in one event of the target's. It runs in the target's

@@ -64,10 +64,7 @@ type navEvents struct {
 	mark int
 	// look hears a new document's first look (firstlook.go).
 	look <-chan jsonv2.Value
-	// loads follows what the page's script begins to load (loads.go),
-	// for an action that settles in the page (followLoads); nil else.
-	loads *scriptLoads
-	stop  func()
+	stop func()
 }
 
 func (t *Tab) subscribeNav() *navEvents {
@@ -86,9 +83,6 @@ func (t *Tab) subscribeNav() *navEvents {
 	ev.stop = func() {
 		for _, f := range stops {
 			f()
-		}
-		if ev.loads != nil {
-			ev.loads.stop()
 		}
 	}
 	return ev
@@ -112,9 +106,16 @@ type navHeard struct {
 	// response is the status of the top frame's latest document
 	// response, 0 before one.
 	response atomic.Int64
+	// loads, set for an action that settles in the page (followLoads),
+	// follows what the page's script begins to load, hearing the same
+	// events; nil else.
+	loads atomic.Pointer[scriptLoads]
 }
 
 func (h *navHeard) heard(ev any) {
+	if l := h.loads.Load(); l != nil {
+		l.heard(ev)
+	}
 	switch e := ev.(type) {
 	case *page.EventFrameNavigated:
 		if e.Frame != nil && e.Frame.ParentID == "" {
@@ -237,7 +238,7 @@ func (t *Tab) settle(ctx context.Context, s *step, ev *navEvents) (settled, erro
 			return st, err
 		}
 		if !asked && !st.navigated {
-			if err := t.settleLoads(ctx, wait, s, &st, ev.loads); err != nil {
+			if err := t.settleLoads(ctx, wait, s, &st, ev.heard.loads.Load()); err != nil {
 				return st, err
 			}
 		}
